@@ -1,0 +1,192 @@
+package dev.rdmasim.kernel;
+
+import dev.rdmasim.kernel.random.RandomStreams;
+import dev.rdmasim.kernel.stats.StatsRegistry;
+import dev.rdmasim.kernel.stats.TimeSource;
+import dev.rdmasim.kernel.wave.VcdWriter;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Owns simulated time and the pending-event set, and runs events in (time, priority, sequence)
+ * order. One simulator per run; there is no global instance, so independent runs can proceed on
+ * different threads.
+ */
+public final class Simulator implements TimeSource {
+    private static final int SEQ_BITS = 47;
+    private static final long MAX_SEQ = (1L << SEQ_BITS) - 1;
+
+    private final EventQueue queue;
+    private final RandomStreams random;
+    private final StatsRegistry stats = new StatsRegistry();
+    private final Set<String> topLevelNames = new HashSet<>();
+    private VcdWriter wave;
+    private long now;
+    private long seq;
+    private long executed;
+    private boolean stopRequested;
+
+    public Simulator() {
+        this(1L);
+    }
+
+    public Simulator(long seed) {
+        this(seed, new CalendarEventQueue());
+    }
+
+    public Simulator(long seed, EventQueue queue) {
+        this.queue = Objects.requireNonNull(queue, "queue");
+        if (!queue.isEmpty()) {
+            throw new IllegalArgumentException("the event queue must start empty");
+        }
+        this.random = new RandomStreams(seed);
+    }
+
+    /** Creates a reusable event with the default priority. */
+    public Event event(String name, Runnable action) {
+        return new Event(this, name, Event.DEFAULT_PRIORITY, action);
+    }
+
+    /** Creates a reusable event; among events at the same time a lower priority runs first. */
+    public Event event(String name, int priority, Runnable action) {
+        return new Event(this, name, priority, action);
+    }
+
+    /** Current simulated time in picoseconds. */
+    public long now() {
+        return now;
+    }
+
+    @Override
+    public long nowPs() {
+        return now;
+    }
+
+    public RandomStreams random() {
+        return random;
+    }
+
+    public long seed() {
+        return random.runSeed();
+    }
+
+    public StatsRegistry stats() {
+        return stats;
+    }
+
+    /** Attaches a waveform writer; modules created afterwards may declare signals on it. */
+    public void attachWave(VcdWriter writer) {
+        if (wave != null) {
+            throw new IllegalStateException("a waveform writer is already attached");
+        }
+        this.wave = Objects.requireNonNull(writer, "writer");
+    }
+
+    /** The attached waveform writer, or null when waveforms are off. */
+    public VcdWriter wave() {
+        return wave;
+    }
+
+    /** Claims a top-level module name; each may be used once per simulator. */
+    public void registerTopLevel(String name) {
+        if (!topLevelNames.add(name)) {
+            throw new IllegalArgumentException("a top-level module named '" + name + "' already exists");
+        }
+    }
+
+    void schedule(Event e, long timePs) {
+        if (e.slot >= 0) {
+            throw new IllegalStateException("event '" + e.name() + "' is already scheduled at "
+                    + e.time + " ps; cancel or reschedule it instead");
+        }
+        if (timePs < now) {
+            throw new IllegalArgumentException("cannot schedule event '" + e.name() + "' at "
+                    + timePs + " ps: that is in the past (now " + now + " ps)");
+        }
+        if (seq == MAX_SEQ) {
+            throw new InvariantViolation("event sequence numbers exhausted after " + seq + " schedules");
+        }
+        e.time = timePs;
+        e.order = ((long) (e.priority() - Event.MIN_PRIORITY) << SEQ_BITS) | seq++;
+        queue.add(e);
+    }
+
+    void cancel(Event e) {
+        queue.remove(e);
+    }
+
+    /** Runs until no event is pending or {@link #stop()} is called. */
+    public void run() {
+        run(Long.MAX_VALUE);
+    }
+
+    /**
+     * Runs at most {@code maxEvents} events; returns how many ran. Stops early when the queue
+     * empties or {@link #stop()} is called.
+     */
+    public long run(long maxEvents) {
+        stopRequested = false;
+        long n = 0;
+        final EventQueue q = queue;
+        while (n < maxEvents && !stopRequested) {
+            Event e = q.poll();
+            if (e == null) {
+                break;
+            }
+            now = e.time;
+            n++;
+            e.fire();
+        }
+        executed += n;
+        return n;
+    }
+
+    /**
+     * Runs every event at or before {@code timePs}, then advances the clock to {@code timePs}.
+     * Returns false if {@link #stop()} ended the run first.
+     */
+    public boolean runUntil(long timePs) {
+        if (timePs < now) {
+            throw new IllegalArgumentException("cannot run until " + timePs + " ps: now is " + now + " ps");
+        }
+        stopRequested = false;
+        final EventQueue q = queue;
+        while (!stopRequested) {
+            Event e = q.peek();
+            if (e == null || e.time > timePs) {
+                now = timePs;
+                return true;
+            }
+            q.poll();
+            now = e.time;
+            executed++;
+            e.fire();
+        }
+        return false;
+    }
+
+    /** Runs exactly one event, if any; returns false when the queue is empty. */
+    public boolean step() {
+        return run(1) == 1;
+    }
+
+    /** Asks the current run loop to return after the event now running. */
+    public void stop() {
+        stopRequested = true;
+    }
+
+    public long eventsExecuted() {
+        return executed;
+    }
+
+    public int pendingEvents() {
+        return queue.size();
+    }
+
+    /** Time of the next pending event, or {@link Long#MAX_VALUE} when none. */
+    public long nextEventTime() {
+        Event e = queue.peek();
+        return e == null ? Long.MAX_VALUE : e.time;
+    }
+}

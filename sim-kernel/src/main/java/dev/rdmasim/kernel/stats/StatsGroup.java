@@ -1,0 +1,114 @@
+package dev.rdmasim.kernel.stats;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.DoubleSupplier;
+import java.util.regex.Pattern;
+
+/**
+ * The statistics of one simulation block, all named under the block's hierarchical path (e.g. {@code nicA.dma}).
+ * Statistics are created once, while the block is built, and then updated directly through the returned objects.
+ */
+public final class StatsGroup {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    private final String path;
+    private final TimeSource time;
+    private final List<Stat> stats = new ArrayList<>();
+    private final Set<String> names = new HashSet<>();
+
+    /**
+     * @param path the owning block's hierarchical name: one or more names joined by dots
+     * @param time simulated time, used by {@link TimeAverage}s
+     */
+    public StatsGroup(String path, TimeSource time) {
+        Objects.requireNonNull(path, "path");
+        this.time = Objects.requireNonNull(time, "time");
+        for (String component : path.split("\\.", -1)) {
+            if (!NAME.matcher(component).matches()) {
+                throw new IllegalArgumentException("invalid statistics group path '" + path
+                        + "': expected names matching " + NAME + " joined by dots");
+            }
+        }
+        this.path = path;
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public Counter counter(String name, String unit, String description) {
+        return add(new Counter(info(name, unit, description)));
+    }
+
+    /** An auto-resizing histogram that accepts any non-negative value. */
+    public Histogram histogram(String name, String unit, String description) {
+        return add(new Histogram(info(name, unit, description)));
+    }
+
+    /** A fixed-size histogram that accepts values in [0, highestTrackableValue] and never allocates when recording. */
+    public Histogram histogram(String name, String unit, String description, long highestTrackableValue) {
+        return add(new Histogram(info(name, unit, description), highestTrackableValue));
+    }
+
+    /** A derived value, evaluated each time the statistics are read or dumped. */
+    public Formula formula(String name, String unit, String description, DoubleSupplier function) {
+        Objects.requireNonNull(function, "function");
+        return add(new Formula(info(name, unit, description), function));
+    }
+
+    /** A time-weighted average of a level, starting now at level 0. */
+    public TimeAverage timeAverage(String name, String unit, String description) {
+        return add(new TimeAverage(info(name, unit, description), time));
+    }
+
+    /** Clears all statistics; time averages restart at the current simulated time, keeping their current level. */
+    public void reset() {
+        // Formulas are derived from other statistics, so they have nothing of their own to clear.
+        for (Stat stat : stats) {
+            if (stat instanceof Counter c) {
+                c.reset();
+            } else if (stat instanceof Histogram h) {
+                h.reset();
+            } else if (stat instanceof TimeAverage t) {
+                t.reset();
+            }
+        }
+    }
+
+    /** The statistics in registration order; an unmodifiable live view. */
+    public List<Stat> stats() {
+        return Collections.unmodifiableList(stats);
+    }
+
+    @Override
+    public String toString() {
+        return "StatsGroup[" + path + ", " + stats.size() + " stats]";
+    }
+
+    private StatInfo info(String name, String unit, String description) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(unit, "unit");
+        Objects.requireNonNull(description, "description");
+        String fullName = path + "." + name;
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(
+                    "invalid statistic name '" + fullName + "': the last component must match " + NAME);
+        }
+        if (names.contains(name)) {
+            throw new IllegalArgumentException("duplicate statistic " + fullName);
+        }
+        return new StatInfo(name, fullName, unit, description);
+    }
+
+    private <S extends Stat> S add(S stat) {
+        names.add(stat.name());
+        stats.add(stat);
+        return stat;
+    }
+}

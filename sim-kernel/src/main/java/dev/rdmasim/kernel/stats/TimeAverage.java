@@ -1,0 +1,110 @@
+package dev.rdmasim.kernel.stats;
+
+/**
+ * Time-weighted average of a level, such as a FIFO's occupancy: each level counts in proportion to how long, in
+ * simulated time, it was held. The level is 0 until first {@link #set set}.
+ */
+public final class TimeAverage implements Stat {
+
+    private final StatInfo info;
+    private final TimeSource time;
+    private long startPs;
+    private long lastChangePs;
+    private long level;
+    private long max;
+    // Level x picoseconds; a double because the exact product of a long level and a long span can overflow.
+    private double area;
+
+    TimeAverage(StatInfo info, TimeSource time) {
+        this.info = info;
+        this.time = time;
+        this.startPs = time.nowPs();
+        this.lastChangePs = startPs;
+    }
+
+    /**
+     * Sets the level held from the current simulated time on.
+     *
+     * @throws IllegalStateException if simulated time went backwards since the previous change
+     */
+    public void set(long newLevel) {
+        long now = time.nowPs();
+        accumulateTo(now);
+        level = newLevel;
+        if (newLevel > max) {
+            max = newLevel;
+        }
+    }
+
+    /** The level currently held. */
+    public long level() {
+        return level;
+    }
+
+    /**
+     * Average level over [start, now], where start is creation or the last reset. When no simulated time has
+     * elapsed the average is the current level.
+     */
+    public double average() {
+        long now = time.nowPs();
+        checkMonotonic(now);
+        long span = now - startPs;
+        if (span == 0) {
+            return level;
+        }
+        double total = area + (double) level * (now - lastChangePs);
+        return total / span;
+    }
+
+    /** Highest level held since creation or the last reset. */
+    public long max() {
+        return max;
+    }
+
+    /** Restarts averaging at the current time, keeping the current level. */
+    void reset() {
+        long now = time.nowPs();
+        startPs = now;
+        lastChangePs = now;
+        area = 0.0;
+        max = level;
+    }
+
+    private void accumulateTo(long now) {
+        checkMonotonic(now);
+        area += (double) level * (now - lastChangePs);
+        lastChangePs = now;
+    }
+
+    private void checkMonotonic(long now) {
+        if (now < lastChangePs) {
+            throw new IllegalStateException(info.fullName() + ": simulated time went backwards from "
+                    + lastChangePs + " ps to " + now + " ps");
+        }
+    }
+
+    @Override
+    public String name() {
+        return info.name();
+    }
+
+    @Override
+    public String fullName() {
+        return info.fullName();
+    }
+
+    @Override
+    public String unit() {
+        return info.unit();
+    }
+
+    @Override
+    public String description() {
+        return info.description();
+    }
+
+    @Override
+    public String toString() {
+        return info.fullName() + " level " + level;
+    }
+}

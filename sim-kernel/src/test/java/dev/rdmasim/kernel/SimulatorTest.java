@@ -1,0 +1,135 @@
+package dev.rdmasim.kernel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SimulatorTest {
+
+    @Test
+    void refusesToScheduleInThePast() {
+        Simulator sim = new Simulator();
+        Event tick = sim.event("tick", () -> { });
+        tick.schedule(100);
+        sim.run();
+        assertThat(sim.now()).isEqualTo(100);
+        Event late = sim.event("late", () -> { });
+        assertThatThrownBy(() -> late.schedule(99)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'late'").hasMessageContaining("in the past");
+        assertThatThrownBy(() -> late.scheduleIn(-1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void refusesToScheduleTwice() {
+        Simulator sim = new Simulator();
+        Event e = sim.event("once", () -> { });
+        e.schedule(5);
+        assertThatThrownBy(() -> e.schedule(6)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("already scheduled");
+    }
+
+    @Test
+    void eventsAreReusableAndCanRescheduleThemselves() {
+        Simulator sim = new Simulator();
+        List<Long> times = new ArrayList<>();
+        Event[] self = new Event[1];
+        self[0] = sim.event("periodic", () -> {
+            times.add(sim.now());
+            if (times.size() < 5) {
+                self[0].scheduleIn(10);
+            }
+        });
+        self[0].schedule(0);
+        sim.run();
+        assertThat(times).containsExactly(0L, 10L, 20L, 30L, 40L);
+        assertThat(sim.eventsExecuted()).isEqualTo(5);
+    }
+
+    @Test
+    void cancelAndReschedule() {
+        Simulator sim = new Simulator();
+        List<String> log = new ArrayList<>();
+        Event a = sim.event("a", () -> log.add("a@" + sim.now()));
+        Event b = sim.event("b", () -> log.add("b@" + sim.now()));
+        a.schedule(10);
+        b.schedule(20);
+        assertThat(a.cancel()).isTrue();
+        assertThat(a.cancel()).isFalse();
+        b.reschedule(5);
+        a.reschedule(7);
+        sim.run();
+        assertThat(log).containsExactly("b@5", "a@7");
+    }
+
+    @Test
+    void runUntilStopsAtTheBoundaryAndAdvancesTime() {
+        Simulator sim = new Simulator();
+        List<Long> fired = new ArrayList<>();
+        for (long t : new long[] {5, 10, 15}) {
+            sim.event("e" + t, () -> fired.add(sim.now())).schedule(t);
+        }
+        assertThat(sim.runUntil(10)).isTrue();
+        assertThat(fired).containsExactly(5L, 10L);
+        assertThat(sim.now()).isEqualTo(10);
+        assertThat(sim.nextEventTime()).isEqualTo(15);
+        sim.runUntil(12);
+        assertThat(sim.now()).isEqualTo(12);
+        assertThatThrownBy(() -> sim.runUntil(11)).isInstanceOf(IllegalArgumentException.class);
+        sim.run();
+        assertThat(fired).containsExactly(5L, 10L, 15L);
+    }
+
+    @Test
+    void stopEndsTheRunAfterTheCurrentEvent() {
+        Simulator sim = new Simulator();
+        List<Long> fired = new ArrayList<>();
+        sim.event("a", () -> {
+            fired.add(sim.now());
+            sim.stop();
+        }).schedule(1);
+        sim.event("b", () -> fired.add(sim.now())).schedule(2);
+        sim.run();
+        assertThat(fired).containsExactly(1L);
+        sim.run();
+        assertThat(fired).containsExactly(1L, 2L);
+    }
+
+    @Test
+    void runWithLimitCountsEvents() {
+        Simulator sim = new Simulator();
+        for (int i = 0; i < 10; i++) {
+            sim.event("e" + i, () -> { }).schedule(i);
+        }
+        assertThat(sim.run(4)).isEqualTo(4);
+        assertThat(sim.step()).isTrue();
+        assertThat(sim.pendingEvents()).isEqualTo(5);
+        assertThat(sim.run(100)).isEqualTo(5);
+        assertThat(sim.step()).isFalse();
+    }
+
+    @Test
+    void rejectsPriorityOutOfRange() {
+        Simulator sim = new Simulator();
+        assertThatThrownBy(() -> sim.event("x", Event.MAX_PRIORITY + 1, () -> { }))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("priority");
+    }
+
+    @Test
+    void topLevelNamesAreUnique() {
+        Simulator sim = new Simulator();
+        sim.registerTopLevel("nicA");
+        assertThatThrownBy(() -> sim.registerTopLevel("nicA")).hasMessageContaining("nicA");
+    }
+
+    @Test
+    void formatsTimes() {
+        assertThat(Time.format(1_500_000)).isEqualTo("1.5us");
+        assertThat(Time.format(250_000)).isEqualTo("250ns");
+        assertThat(Time.format(17)).isEqualTo("17ps");
+        assertThat(Time.format(0)).isEqualTo("0ps");
+        assertThat(Time.format(2 * Time.S)).isEqualTo("2s");
+    }
+}

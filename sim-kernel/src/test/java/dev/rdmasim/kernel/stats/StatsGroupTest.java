@@ -1,0 +1,249 @@
+package dev.rdmasim.kernel.stats;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.within;
+
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+
+class StatsGroupTest {
+
+    private final FakeTime time = new FakeTime();
+    private final StatsGroup group = new StatsGroup("nicA.dma", time);
+
+    @Test
+    void counterCountsAndAdds() {
+        Counter reads = group.counter("reads", "requests", "DMA read requests issued");
+
+        reads.inc();
+        reads.inc();
+        reads.add(40);
+
+        assertThat(reads.value()).isEqualTo(42);
+        assertThat(reads.name()).isEqualTo("reads");
+        assertThat(reads.fullName()).isEqualTo("nicA.dma.reads");
+        assertThat(reads.unit()).isEqualTo("requests");
+        assertThat(reads.description()).isEqualTo("DMA read requests issued");
+    }
+
+    @Test
+    void histogramReportsPercentilesOfKnownData() {
+        Histogram latency = group.histogram("latency", "ps", "Read latency");
+        for (long v = 1000; v >= 1; v--) {
+            latency.record(v);
+        }
+
+        assertThat(latency.count()).isEqualTo(1000);
+        assertThat(latency.min()).isEqualTo(1);
+        assertThat(latency.max()).isEqualTo(1000);
+        assertThat(latency.mean()).isEqualTo(500.5);
+        assertThat(latency.percentile(50)).isEqualTo(500);
+        assertThat(latency.percentile(90)).isEqualTo(900);
+        assertThat(latency.percentile(99)).isEqualTo(990);
+        assertThat(latency.percentile(99.9)).isEqualTo(999);
+        assertThat(latency.percentile(100)).isEqualTo(1000);
+        assertThat(latency.percentile(0)).isEqualTo(1);
+    }
+
+    @Test
+    void histogramKeepsThreeSignificantDigitsForLargeValues() {
+        Histogram latency = group.histogram("latency", "ps", "Read latency");
+        latency.record(123_456_789L);
+        latency.record(0);
+
+        assertThat(latency.max()).isCloseTo(123_456_789L, within(123_456L));
+        assertThat(latency.min()).isZero();
+        assertThat(latency.count()).isEqualTo(2);
+    }
+
+    @Test
+    void emptyHistogram() {
+        Histogram latency = group.histogram("latency", "ps", "Read latency");
+
+        assertThat(latency.count()).isZero();
+        assertThat(latency.mean()).isNaN();
+        assertThat(latency.min()).isZero();
+        assertThat(latency.max()).isZero();
+        assertThat(latency.percentile(99)).isZero();
+    }
+
+    @Test
+    void histogramRejectsNegativeValuesAndBadPercentiles() {
+        Histogram latency = group.histogram("latency", "ps", "Read latency");
+
+        assertThatIllegalArgumentException().isThrownBy(() -> latency.record(-1))
+                .withMessageContaining("nicA.dma.latency").withMessageContaining("-1");
+        assertThatIllegalArgumentException().isThrownBy(() -> latency.percentile(100.5));
+        assertThatIllegalArgumentException().isThrownBy(() -> latency.percentile(Double.NaN));
+        assertThat(latency.count()).isZero();
+    }
+
+    @Test
+    void fixedRangeHistogramRejectsValuesAboveItsRange() {
+        Histogram sizes = group.histogram("sizes", "bytes", "Request sizes", 4096);
+        sizes.record(4096);
+
+        assertThatIllegalArgumentException().isThrownBy(() -> sizes.record(1L << 40))
+                .withMessageContaining("nicA.dma.sizes");
+        assertThat(sizes.count()).isEqualTo(1);
+        assertThatIllegalArgumentException().isThrownBy(() -> group.histogram("tiny", "bytes", "x", 1));
+        // The rejected declaration must not have taken the name.
+        group.histogram("tiny", "bytes", "x", 2);
+    }
+
+    @Test
+    void formulaIsEvaluatedWhenRead() {
+        Counter bytes = group.counter("readBytes", "bytes", "Bytes read");
+        Formula bandwidth = group.formula("readBandwidth", "bytes/ps", "Read bandwidth",
+                () -> (double) bytes.value() / time.nowPs());
+
+        time.set(100);
+        bytes.add(50);
+        assertThat(bandwidth.value()).isEqualTo(0.5);
+
+        time.set(200);
+        bytes.add(350);
+        assertThat(bandwidth.value()).isEqualTo(2.0);
+    }
+
+    @Test
+    void timeAverageWeighsLevelsByDuration() {
+        TimeAverage occupancy = group.timeAverage("occupancy", "entries", "FIFO occupancy");
+
+        time.advance(10);
+        occupancy.set(4);
+        time.advance(30);
+
+        assertThat(occupancy.average()).isEqualTo(3.0);
+        assertThat(occupancy.max()).isEqualTo(4);
+        assertThat(occupancy.level()).isEqualTo(4);
+
+        occupancy.set(2);
+        occupancy.set(0);
+        time.advance(40);
+
+        assertThat(occupancy.average()).isEqualTo(1.5);
+        assertThat(occupancy.max()).isEqualTo(4);
+    }
+
+    @Test
+    void timeAverageStartsAtCreationTime() {
+        time.set(1000);
+        TimeAverage occupancy = group.timeAverage("occupancy", "entries", "FIFO occupancy");
+
+        assertThat(occupancy.average()).isZero();
+        occupancy.set(8);
+        assertThat(occupancy.average()).isEqualTo(8.0);
+        time.advance(10);
+        occupancy.set(2);
+        time.advance(30);
+
+        assertThat(occupancy.average()).isEqualTo(3.5);
+    }
+
+    @Test
+    void timeAverageRejectsTimeGoingBackwards() {
+        TimeAverage occupancy = group.timeAverage("occupancy", "entries", "FIFO occupancy");
+        time.set(50);
+        occupancy.set(1);
+        time.set(40);
+
+        assertThatIllegalStateException().isThrownBy(() -> occupancy.set(2))
+                .withMessageContaining("nicA.dma.occupancy");
+    }
+
+    @Test
+    void resetClearsEverythingAndRestartsTimeAverages() {
+        Counter reads = group.counter("reads", "requests", "Reads");
+        Histogram latency = group.histogram("latency", "ps", "Latency");
+        TimeAverage occupancy = group.timeAverage("occupancy", "entries", "Occupancy");
+        reads.add(5);
+        latency.record(7);
+        occupancy.set(10);
+        time.advance(100);
+        occupancy.set(2);
+        time.advance(100);
+
+        group.reset();
+
+        assertThat(reads.value()).isZero();
+        assertThat(latency.count()).isZero();
+        assertThat(occupancy.max()).isEqualTo(2);
+        assertThat(occupancy.level()).isEqualTo(2);
+        time.advance(10);
+        occupancy.set(6);
+        time.advance(30);
+        assertThat(occupancy.average()).isEqualTo(5.0);
+    }
+
+    @Test
+    void statsAreListedInRegistrationOrder() {
+        group.timeAverage("z", "u", "d");
+        group.counter("a", "u", "d");
+        group.formula("m", "u", "d", () -> 1);
+        group.histogram("b", "u", "d");
+
+        assertThat(group.stats()).extracting(Stat::name).containsExactly("z", "a", "m", "b");
+        assertThat(group.path()).isEqualTo("nicA.dma");
+    }
+
+    @Test
+    void duplicateNamesAreRejectedWithTheFullName() {
+        group.counter("reads", "requests", "Reads");
+
+        assertThatIllegalArgumentException().isThrownBy(() -> group.histogram("reads", "ps", "Other"))
+                .withMessageContaining("nicA.dma.reads");
+        assertThat(group.stats()).hasSize(1);
+    }
+
+    @Test
+    void invalidNamesAreRejected() {
+        for (String bad : new String[] {"", "1reads", "read.bytes", "read-bytes", "read bytes", "é"}) {
+            assertThatIllegalArgumentException().as("name '%s'", bad)
+                    .isThrownBy(() -> group.counter(bad, "u", "d"));
+        }
+        group.counter("_ok_Name9", "u", "d");
+    }
+
+    @Test
+    void invalidPathsAreRejected() {
+        for (String bad : new String[] {"", "nicA.", ".nicA", "nicA..dma", "nic A", "0nic"}) {
+            assertThatIllegalArgumentException().as("path '%s'", bad)
+                    .isThrownBy(() -> new StatsGroup(bad, time));
+        }
+        assertThat(new StatsGroup("top", time).path()).isEqualTo("top");
+    }
+
+    @Test
+    void recordingDoesNotAllocate() {
+        Counter counter = group.counter("c", "u", "d");
+        Histogram auto = group.histogram("auto", "ps", "d");
+        Histogram fixed = group.histogram("fixed", "ps", "d", 1_000_000);
+        TimeAverage level = group.timeAverage("level", "u", "d");
+        Runnable work = () -> {
+            for (int i = 0; i < 100_000; i++) {
+                counter.inc();
+                counter.add(i);
+                auto.record(i * 7L);
+                fixed.record(i);
+                time.advance(1);
+                level.set(i & 15);
+            }
+        };
+        work.run(); // warm up: lets the auto-resizing histogram reach its final size
+
+        long allocated = allocatedBytes(work);
+
+        // A single object per update would be at least 1.6 MB; the slack covers one-off JVM bookkeeping.
+        assertThat(allocated).as("bytes allocated by 100k updates").isLessThan(16 * 1024);
+    }
+
+    static long allocatedBytes(Runnable work) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        work.run();
+        return threads.getCurrentThreadAllocatedBytes() - before;
+    }
+}
