@@ -51,10 +51,18 @@ public final class AsyncFifo<T> {
         this.deq = reader.out;
     }
 
-    /** A crossing fed by {@code producer} into {@code readClock}; returns the read-side output port. */
+    /**
+     * A crossing fed by {@code producer} into {@code readClock}, created beside the producer's module
+     * (halves {@code <name>_wr} and {@code <name>_rd}); returns the read-side output port.
+     */
     public static <T> OutPort<T> of(OutPort<T> producer, ClockDomain readClock, int depth, int syncStages) {
+        return of(producer, Fifo.siblingName(producer, "cdc"), readClock, depth, syncStages);
+    }
+
+    /** As {@link #of(OutPort, ClockDomain, int, int)}, with an explicit name. */
+    public static <T> OutPort<T> of(OutPort<T> producer, String name, ClockDomain readClock, int depth, int syncStages) {
         ClockedModule p = producer.owner();
-        AsyncFifo<T> f = new AsyncFifo<>(p, producer.name() + "_cdc", p.clock(), readClock, depth, syncStages);
+        AsyncFifo<T> f = new AsyncFifo<>(Fifo.siblingParent(p), name, p.clock(), readClock, depth, syncStages);
         Channels.connect(producer, f.enq);
         return f.deq;
     }
@@ -122,6 +130,7 @@ public final class AsyncFifo<T> {
 
     private final class Reader extends ClockedModule {
         final OutPort<T> out;
+        private final Counter popped = stats().counter("read", "items", "items read on the read clock");
         private boolean pop;
 
         Reader(Module parent, String name, ClockDomain clock) {
@@ -161,6 +170,7 @@ public final class AsyncFifo<T> {
                 long free = syncedAt(writer.clock(), now());
                 freeToWriter[slot] = free;
                 read++;
+                popped.inc();
                 writer.wakeAtCycle(writer.clock().cycleAt(free));
             }
             pop = false;

@@ -83,20 +83,35 @@ public final class Fifo<T> extends ClockedModule {
         return of(producer, depth, false, false);
     }
 
-    /** A queue fed by {@code producer}, created as a sibling of the producer; returns its output port. */
+    /**
+     * A queue fed by {@code producer}, created beside the producer's module and named after the
+     * port ({@code source_out_q} for port {@code out} of {@code source}); returns its output port.
+     */
     public static <T> OutPort<T> of(OutPort<T> producer, int depth, boolean flow, boolean pipe) {
+        return of(producer, siblingName(producer, "q"), depth, 1, flow, pipe);
+    }
+
+    /** A queue with an explicit name and every option, fed by {@code producer}; returns its output port. */
+    public static <T> OutPort<T> of(OutPort<T> producer, String name, int depth, int latency, boolean flow, boolean pipe) {
         ClockedModule p = producer.owner();
-        Fifo<T> q = new Fifo<>(p, producer.name() + "_q", p.clock(), depth, 1, flow, pipe);
+        Fifo<T> q = new Fifo<>(siblingParent(p), name, p.clock(), depth, latency, flow, pipe);
         Channels.connect(producer, q.enq);
         return q.deq;
     }
 
     /** A fully pipelined delay line of {@code latency} cycles fed by {@code producer}; returns its output. */
     public static <T> OutPort<T> delay(OutPort<T> producer, int latency) {
-        ClockedModule p = producer.owner();
-        Fifo<T> q = new Fifo<>(p, producer.name() + "_pipe", p.clock(), latency, latency, false, true);
-        Channels.connect(producer, q.enq);
-        return q.deq;
+        return of(producer, siblingName(producer, "pipe"), latency, latency, false, true);
+    }
+
+    /** Blocks a helper creates for a port live beside the port's module (or under it, at top level). */
+    static Module siblingParent(ClockedModule owner) {
+        return owner.parent() == null ? owner : owner.parent();
+    }
+
+    static String siblingName(OutPort<?> producer, String suffix) {
+        ClockedModule owner = producer.owner();
+        return (owner.parent() == null ? "" : owner.name() + "_") + producer.name() + "_" + suffix;
     }
 
     private static int bitsFor(int n) {

@@ -29,6 +29,7 @@ class AsyncFifoTest {
         ClockDomain r = ClockDomain.ofMHz(sim, "r", rMHz);
         TestProducer p = new TestProducer(top, "p", w, 1_000, 0.3, 3);
         TestConsumer c = new TestConsumer(top, "c", r, 0.3, 4);
+        c.expected = 1_000;
         Channels.connect(AsyncFifo.of(p.out, r, depth, stages), c.in);
         p.wake();
         c.wake();
@@ -72,6 +73,7 @@ class AsyncFifoTest {
                 a = ClockDomain.ofPeriod(sim, "w", 1_000);
             }
             TestConsumer c = new TestConsumer(top, "c", b, 0.2, 3);
+            c.expected = 200;
             TestProducer p = new TestProducer(top, "p", a, 200, 0.2, 3);
             Channels.connect(AsyncFifo.of(p.out, b, 2, 2), c.in);
             if (writerFirst) {

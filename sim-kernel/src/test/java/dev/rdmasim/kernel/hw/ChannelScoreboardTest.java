@@ -40,6 +40,7 @@ class ChannelScoreboardTest {
             TestProducer p = new TestProducer(top, "producer", clk, total, 0.3, 4);
             OutPort<Integer> tail = buildChain(p.out, chain, depth);
             TestConsumer c = new TestConsumer(top, "consumer", clk, 0.4, 5);
+            c.expected = total;
             Channels.connect(tail, c.in);
             p.wake();
             c.wake();
@@ -92,9 +93,11 @@ class ChannelScoreboardTest {
         }
         TestProducer p1 = new TestProducer(top, "p1", fast, 500, 0.2, 3);
         TestConsumer c1 = new TestConsumer(top, "c1", fast, 0.3, 4);
+        c1.expected = 500;
         Channels.connect(buildChain(p1.out, "dpf2F", 2), c1.in);
         TestProducer p2 = new TestProducer(top, "p2", fast, 500, 0.5, 2);
         TestConsumer c2 = new TestConsumer(top, "c2", slow, 0.2, 3);
+        c2.expected = 500;
         Channels.connect(AsyncFifo.of(Fifo.of(p2.out, 3, false, true), slow, 4, 2), c2.in);
         for (ClockedModule m : new ClockedModule[] {p1, c1, p2, c2}) {
             m.wake();

@@ -5,7 +5,8 @@ import org.eclipse.collections.impl.list.mutable.primitive.LongArrayList;
 
 /**
  * Takes items when ready and logs (item, cycle). Readiness is redrawn at random intervals: ready with
- * probability {@code 1 - stallProbability}, for 1..maxRun cycles.
+ * probability {@code 1 - stallProbability}, for 1..maxRun cycles, until {@code expected} items have
+ * arrived; then it stays ready and stops waking itself, so the simulation can run dry.
  */
 final class TestConsumer extends ClockedModule {
     final InPort<Integer> in;
@@ -14,6 +15,7 @@ final class TestConsumer extends ClockedModule {
     private final RegLong nextDecision;
     final IntArrayList items = new IntArrayList();
     final LongArrayList cycles = new LongArrayList();
+    long expected = Long.MAX_VALUE;
 
     TestConsumer(Module parent, String name, ClockDomain clock, double stallProbability, int maxRun) {
         super(parent, name, clock);
@@ -28,6 +30,11 @@ final class TestConsumer extends ClockedModule {
         if (in.fire()) {
             items.add(in.bits());
             cycles.add(cycle());
+        }
+
+        if (items.size() >= expected) {
+            in.setReady(true);
+            return;
         }
         if (cycle() >= nextDecision.get()) {
             boolean ready = random().nextDouble() >= stallProbability;

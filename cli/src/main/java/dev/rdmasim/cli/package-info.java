@@ -1,0 +1,2 @@
+/** The {@code rdmasim} command line: picocli commands over the simulator's modules. */
+package dev.rdmasim.cli;

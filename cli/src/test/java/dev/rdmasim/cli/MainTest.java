@@ -1,0 +1,62 @@
+package dev.rdmasim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+    private record Run(int code, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int code = Main.execute(args);
+            return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+    }
+
+    @Test
+    void helpListsTheCommands() {
+        Run r = run("--help");
+        assertThat(r.code).isZero();
+        assertThat(r.out).contains("demo", "Cycle-level model");
+        assertThat(run("demo", "kernel", "--help").out).contains("--vcd-signals", "--seed");
+    }
+
+    @Test
+    void kernelDemoWritesItsOutputs(@TempDir Path dir) {
+        Run r = run("demo", "kernel", "--out", dir.toString(), "--tokens", "500", "--stats");
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out).contains("500 tokens", "throughput", "wave.vcd", "demo.sink.received");
+        assertThat(Files.exists(dir.resolve("wave.vcd"))).isTrue();
+        assertThat(Files.exists(dir.resolve("stats.json"))).isTrue();
+    }
+
+    @Test
+    void userErrorsExitWithStatusTwoAndNoStackTrace() {
+        Run bad = run("demo", "kernel", "--tokens", "0");
+        assertThat(bad.code).isEqualTo(2);
+        assertThat(bad.err).contains("--tokens must be at least 1").doesNotContain("Exception", "\tat ");
+        Run unknown = run("demo", "kernel", "--bogus");
+        assertThat(unknown.code).isEqualTo(2);
+        assertThat(unknown.err).contains("Unknown option: '--bogus'");
+        Run notANumber = run("demo", "kernel", "--seed", "x");
+        assertThat(notANumber.code).isEqualTo(2);
+        assertThat(notANumber.err).contains("--seed");
+    }
+}
