@@ -1,13 +1,12 @@
 package dev.rdmasim.kernel.stats;
 
 /** A 64-bit event or quantity counter. Not thread-safe: a counter belongs to one simulation block. */
-public final class Counter implements Stat {
+public final class Counter extends Stat {
 
-    private final StatInfo info;
     private long value;
 
     Counter(StatInfo info) {
-        this.info = info;
+        super(info);
     }
 
     public void inc() {
@@ -27,27 +26,7 @@ public final class Counter implements Stat {
     }
 
     @Override
-    public String name() {
-        return info.name();
-    }
-
-    @Override
-    public String fullName() {
-        return info.fullName();
-    }
-
-    @Override
-    public String unit() {
-        return info.unit();
-    }
-
-    @Override
-    public String description() {
-        return info.description();
-    }
-
-    @Override
     public String toString() {
-        return info.fullName() + " = " + value;
+        return fullName() + " = " + value;
     }
 }

@@ -3,13 +3,12 @@ package dev.rdmasim.kernel.stats;
 import java.util.function.DoubleSupplier;
 
 /** A value derived from other statistics (e.g. bandwidth = bytes / time), computed only when read. */
-public final class Formula implements Stat {
+public final class Formula extends Stat {
 
-    private final StatInfo info;
     private final DoubleSupplier function;
 
     Formula(StatInfo info, DoubleSupplier function) {
-        this.info = info;
+        super(info);
         this.function = function;
     }
 
@@ -19,27 +18,7 @@ public final class Formula implements Stat {
     }
 
     @Override
-    public String name() {
-        return info.name();
-    }
-
-    @Override
-    public String fullName() {
-        return info.fullName();
-    }
-
-    @Override
-    public String unit() {
-        return info.unit();
-    }
-
-    @Override
-    public String description() {
-        return info.description();
-    }
-
-    @Override
     public String toString() {
-        return info.fullName() + " = " + value();
+        return fullName() + " = " + value();
     }
 }

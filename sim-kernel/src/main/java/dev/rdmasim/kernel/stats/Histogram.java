@@ -6,28 +6,27 @@ package dev.rdmasim.kernel.stats;
  *
  * <p>Recording does not allocate, except when an auto-resizing histogram first sees a larger value than ever before.
  */
-public final class Histogram implements Stat {
+public final class Histogram extends Stat {
 
     private static final int SIGNIFICANT_DIGITS = 3;
 
-    private final StatInfo info;
     private final org.HdrHistogram.Histogram hdr;
     private final boolean autoResize;
 
     /** Auto-resizing histogram: any non-negative value can be recorded. */
     Histogram(StatInfo info) {
-        this.info = info;
+        super(info);
         this.hdr = new org.HdrHistogram.Histogram(SIGNIFICANT_DIGITS);
         this.autoResize = true;
     }
 
     /** Fixed-size histogram, which never allocates after construction but rejects values above its range. */
     Histogram(StatInfo info, long highestTrackableValue) {
+        super(info);
         if (highestTrackableValue < 2) {
             throw new IllegalArgumentException(
-                    "highestTrackableValue of " + info.fullName() + " must be at least 2, got " + highestTrackableValue);
+                    "highestTrackableValue of " + fullName() + " must be at least 2, got " + highestTrackableValue);
         }
-        this.info = info;
         this.hdr = new org.HdrHistogram.Histogram(1, highestTrackableValue, SIGNIFICANT_DIGITS);
         this.autoResize = false;
     }
@@ -39,10 +38,10 @@ public final class Histogram implements Stat {
      */
     public void record(long value) {
         if (value < 0) {
-            throw new IllegalArgumentException(info.fullName() + ": cannot record negative value " + value);
+            throw new IllegalArgumentException(fullName() + ": cannot record negative value " + value);
         }
         if (!autoResize && value > hdr.getHighestTrackableValue()) {
-            throw new IllegalArgumentException(info.fullName() + ": value " + value
+            throw new IllegalArgumentException(fullName() + ": value " + value
                     + " exceeds highest trackable value " + hdr.getHighestTrackableValue());
         }
         hdr.recordValue(value);
@@ -64,7 +63,7 @@ public final class Histogram implements Stat {
      */
     public long percentile(double percentile) {
         if (!(percentile >= 0.0 && percentile <= 100.0)) {
-            throw new IllegalArgumentException(info.fullName() + ": percentile must be in [0, 100], got " + percentile);
+            throw new IllegalArgumentException(fullName() + ": percentile must be in [0, 100], got " + percentile);
         }
         return hdr.getValueAtPercentile(percentile);
     }
@@ -84,27 +83,7 @@ public final class Histogram implements Stat {
     }
 
     @Override
-    public String name() {
-        return info.name();
-    }
-
-    @Override
-    public String fullName() {
-        return info.fullName();
-    }
-
-    @Override
-    public String unit() {
-        return info.unit();
-    }
-
-    @Override
-    public String description() {
-        return info.description();
-    }
-
-    @Override
     public String toString() {
-        return info.fullName() + " (count " + count() + ")";
+        return fullName() + " (count " + count() + ")";
     }
 }

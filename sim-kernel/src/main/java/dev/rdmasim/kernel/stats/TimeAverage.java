@@ -4,9 +4,8 @@ package dev.rdmasim.kernel.stats;
  * Time-weighted average of a level, such as a FIFO's occupancy: each level counts in proportion to how long, in
  * simulated time, it was held. The level is 0 until first {@link #set set}.
  */
-public final class TimeAverage implements Stat {
+public final class TimeAverage extends Stat {
 
-    private final StatInfo info;
     private final TimeSource time;
     private long startPs;
     private long lastChangePs;
@@ -16,7 +15,7 @@ public final class TimeAverage implements Stat {
     private double area;
 
     TimeAverage(StatInfo info, TimeSource time) {
-        this.info = info;
+        super(info);
         this.time = time;
         this.startPs = time.nowPs();
         this.lastChangePs = startPs;
@@ -78,33 +77,13 @@ public final class TimeAverage implements Stat {
 
     private void checkMonotonic(long now) {
         if (now < lastChangePs) {
-            throw new IllegalStateException(info.fullName() + ": simulated time went backwards from "
+            throw new IllegalStateException(fullName() + ": simulated time went backwards from "
                     + lastChangePs + " ps to " + now + " ps");
         }
     }
 
     @Override
-    public String name() {
-        return info.name();
-    }
-
-    @Override
-    public String fullName() {
-        return info.fullName();
-    }
-
-    @Override
-    public String unit() {
-        return info.unit();
-    }
-
-    @Override
-    public String description() {
-        return info.description();
-    }
-
-    @Override
     public String toString() {
-        return info.fullName() + " level " + level;
+        return fullName() + " level " + level;
     }
 }
