@@ -22,8 +22,7 @@ public abstract class ClockedModule extends Module {
     /** Cycle of the edge being processed whose list this module is in. */
     long currentMark = -1;
 
-    private final List<OutPort<?>> outs = new ArrayList<>();
-    private final List<InPort<?>> ins = new ArrayList<>();
+    private final List<Port> ports = new ArrayList<>();
     private final List<Register> registers = new ArrayList<>();
 
     protected ClockedModule(Module parent, String name, ClockDomain clock) {
@@ -103,27 +102,13 @@ public abstract class ClockedModule extends Module {
         return new Reg<>(this, name, init);
     }
 
-    void addOut(OutPort<?> p) {
-        checkUniquePort(p.name());
-        outs.add(p);
-    }
-
-    void addIn(InPort<?> p) {
-        checkUniquePort(p.name());
-        ins.add(p);
-    }
-
-    private void checkUniquePort(String n) {
-        for (OutPort<?> p : outs) {
-            if (p.name().equals(n)) {
-                throw new IllegalArgumentException("module '" + fullName() + "' already has a port named '" + n + "'");
+    void addPort(Port p) {
+        for (Port x : ports) {
+            if (x.name().equals(p.name())) {
+                throw new IllegalArgumentException("module '" + fullName() + "' already has a port named '" + p.name() + "'");
             }
         }
-        for (InPort<?> p : ins) {
-            if (p.name().equals(n)) {
-                throw new IllegalArgumentException("module '" + fullName() + "' already has a port named '" + n + "'");
-            }
-        }
+        ports.add(p);
     }
 
     void addRegister(Register r) {
@@ -144,14 +129,8 @@ public abstract class ClockedModule extends Module {
     }
 
     final void latch(long cycle) {
-        for (int i = 0, n = outs.size(); i < n; i++) {
-            OutPort<?> p = outs.get(i);
-            if (p.latch(cycle)) {
-                clock.includeInThisCycle(p.peerOwner());
-            }
-        }
-        for (int i = 0, n = ins.size(); i < n; i++) {
-            InPort<?> p = ins.get(i);
+        for (int i = 0, n = ports.size(); i < n; i++) {
+            Port p = ports.get(i);
             if (p.latch(cycle)) {
                 clock.includeInThisCycle(p.peerOwner());
             }
@@ -164,15 +143,8 @@ public abstract class ClockedModule extends Module {
             registers.get(i).commit();
         }
         boolean active = false;
-        for (int i = 0, n = outs.size(); i < n; i++) {
-            OutPort<?> p = outs.get(i);
-            if (p.commit(cycle)) {
-                active = true;
-                p.peerOwner().wake();
-            }
-        }
-        for (int i = 0, n = ins.size(); i < n; i++) {
-            InPort<?> p = ins.get(i);
+        for (int i = 0, n = ports.size(); i < n; i++) {
+            Port p = ports.get(i);
             if (p.commit(cycle)) {
                 active = true;
                 p.peerOwner().wake();
@@ -188,10 +160,7 @@ public abstract class ClockedModule extends Module {
         for (Register r : registers) {
             r.reset();
         }
-        for (OutPort<?> p : outs) {
-            p.reset();
-        }
-        for (InPort<?> p : ins) {
+        for (Port p : ports) {
             p.reset();
         }
     }

@@ -7,9 +7,7 @@ import java.util.function.BooleanSupplier;
  * The consumer's end of a ready/valid channel: the consumer drives {@code ready} (a register, level
  * held until changed) and takes {@link #bits()} in the cycles where {@link #fire()} is true.
  */
-public final class InPort<T> {
-    private final ClockedModule owner;
-    private final String name;
+public final class InPort<T> extends Port {
     private final BooleanSupplier logic;
     private final boolean initialReady;
     private OutPort<T> peer;
@@ -20,49 +18,37 @@ public final class InPort<T> {
     private Signal readySignal;
 
     InPort(ClockedModule owner, String name, boolean initialReady, BooleanSupplier logic) {
-        this.owner = owner;
-        this.name = name;
+        super(owner, name);
         this.logic = logic;
         this.initialReady = initialReady;
         this.ready = initialReady;
         this.nextReady = initialReady;
-        owner.addIn(this);
     }
 
-    public String name() {
-        return name;
-    }
-
-    public String fullName() {
-        return owner.fullName() + "." + name;
-    }
-
-    public ClockedModule owner() {
-        return owner;
-    }
-
+    @Override
     public boolean connected() {
         return peer != null;
     }
 
     void connect(OutPort<T> out) {
         if (peer != null) {
-            throw new IllegalStateException("port '" + fullName() + "' is already connected to '" + peer.fullName() + "'");
+            throw alreadyConnected(peer);
         }
         peer = out;
         if (logic == null) {
-            readySignal = owner.signal(name + "_ready", 1);
+            readySignal = owner.signal(name() + "_ready", 1);
             readySignal.set(ready ? 1 : 0);
         }
     }
 
     OutPort<T> peer() {
         if (peer == null) {
-            throw new IllegalStateException("port '" + fullName() + "' is not connected");
+            throw notConnected();
         }
         return peer;
     }
 
+    @Override
     ClockedModule peerOwner() {
         return peer().owner();
     }
@@ -89,15 +75,17 @@ public final class InPort<T> {
         if (logic != null) {
             throw new IllegalStateException("port '" + fullName() + "' is driven by its queue");
         }
-        owner.checkWritable(name);
+        owner.checkWritable(name());
         nextReady = r;
         written = true;
     }
 
+    @Override
     boolean latch(long cycle) {
         return peer().latch(cycle);
     }
 
+    @Override
     boolean commit(long cycle) {
         boolean fired = peer().latch(cycle);
         if (logic != null || !written) {
@@ -112,14 +100,10 @@ public final class InPort<T> {
         return fired || changed;
     }
 
+    @Override
     void reset() {
         ready = initialReady;
         nextReady = initialReady;
         written = false;
-    }
-
-    @Override
-    public String toString() {
-        return fullName();
     }
 }

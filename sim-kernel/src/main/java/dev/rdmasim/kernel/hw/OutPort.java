@@ -11,7 +11,7 @@ import dev.rdmasim.kernel.wave.Signal;
  * <p>After a transfer the port drops {@code valid} by itself unless the producer offered a new item
  * in the same cycle, so an item can never be delivered twice by omission.
  */
-public final class OutPort<T> {
+public final class OutPort<T> extends Port {
     /** Combinational drive for ports owned by queues (flow-through, latency). */
     interface Logic<T> {
         boolean valid();
@@ -19,8 +19,6 @@ public final class OutPort<T> {
         T bits();
     }
 
-    private final ClockedModule owner;
-    private final String name;
     private final Logic<T> logic;
     private InPort<T> peer;
 
@@ -35,46 +33,34 @@ public final class OutPort<T> {
     private Signal validSignal;
 
     OutPort(ClockedModule owner, String name, Logic<T> logic) {
-        this.owner = owner;
-        this.name = name;
+        super(owner, name);
         this.logic = logic;
-        owner.addOut(this);
     }
 
-    public String name() {
-        return name;
-    }
-
-    public String fullName() {
-        return owner.fullName() + "." + name;
-    }
-
-    public ClockedModule owner() {
-        return owner;
-    }
-
+    @Override
     public boolean connected() {
         return peer != null;
     }
 
     void connect(InPort<T> in) {
         if (peer != null) {
-            throw new IllegalStateException("port '" + fullName() + "' is already connected to '" + peer.fullName() + "'");
+            throw alreadyConnected(peer);
         }
         peer = in;
         if (logic == null) {
-            validSignal = owner.signal(name + "_valid", 1);
+            validSignal = owner.signal(name() + "_valid", 1);
             validSignal.set(0);
         }
     }
 
     InPort<T> peer() {
         if (peer == null) {
-            throw new IllegalStateException("port '" + fullName() + "' is not connected");
+            throw notConnected();
         }
         return peer;
     }
 
+    @Override
     ClockedModule peerOwner() {
         return peer().owner();
     }
@@ -112,7 +98,7 @@ public final class OutPort<T> {
     /** Drives {@code item} with valid from the next cycle on (in {@code evaluate()} only). */
     public void offer(T item) {
         checkRegistered();
-        owner.checkWritable(name);
+        owner.checkWritable(name());
         nextValid = true;
         nextBits = item;
         offered = true;
@@ -121,7 +107,7 @@ public final class OutPort<T> {
     /** Drops valid from the next cycle on (in {@code evaluate()} only). */
     public void retract() {
         checkRegistered();
-        owner.checkWritable(name);
+        owner.checkWritable(name());
         nextValid = false;
         nextBits = null;
         offered = true;
@@ -133,7 +119,7 @@ public final class OutPort<T> {
         }
     }
 
-    /** Decides whether this channel transfers in {@code cycle}; returns the decision. */
+    @Override
     boolean latch(long cycle) {
         if (latchCycle != cycle) {
             latchFire = valid() && peer().ready();
@@ -142,7 +128,7 @@ public final class OutPort<T> {
         return latchFire;
     }
 
-    /** Publishes the next drive; returns true if the channel transferred or its drive changed. */
+    @Override
     boolean commit(long cycle) {
         boolean fired = latchCycle == cycle && latchFire;
         if (logic != null) {
@@ -162,6 +148,7 @@ public final class OutPort<T> {
         return fired || changed;
     }
 
+    @Override
     void reset() {
         valid = false;
         bits = null;
@@ -169,10 +156,5 @@ public final class OutPort<T> {
         nextBits = null;
         offered = false;
         latchCycle = -1;
-    }
-
-    @Override
-    public String toString() {
-        return fullName();
     }
 }
