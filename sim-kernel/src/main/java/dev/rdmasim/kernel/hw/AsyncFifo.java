@@ -1,6 +1,8 @@
 package dev.rdmasim.kernel.hw;
 
 import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.kernel.wave.Signal;
 import java.util.Arrays;
 
 /**
@@ -81,9 +83,18 @@ public final class AsyncFifo<T> {
         return clock.edgeAfter(t) + clock.cyclesToPs(syncStages - 1);
     }
 
+    /** Items written and not yet read, as an outside observer sees them; kept on the write half. */
+    private void occupancyChanged() {
+        writer.occupancy.set(written - read);
+        writer.occupancySignal.set(written - read);
+    }
+
     private final class Writer extends ClockedModule {
         final InPort<T> in;
         private final Counter pushed = stats().counter("written", "items", "items written on the write clock");
+        final TimeAverage occupancy = stats().timeAverage("occupancy", "items",
+                "items written and not yet read, averaged over simulated time");
+        final Signal occupancySignal = signal("count", Math.max(1, 64 - Long.numberOfLeadingZeros(depth)));
         private boolean push;
         private T item;
 
@@ -115,6 +126,7 @@ public final class AsyncFifo<T> {
                 visibleToReader[slot] = visible;
                 written++;
                 pushed.inc();
+                occupancyChanged();
                 reader.wakeAtCycle(reader.clock().cycleAt(visible));
             }
             push = false;
@@ -171,6 +183,7 @@ public final class AsyncFifo<T> {
                 freeToWriter[slot] = free;
                 read++;
                 popped.inc();
+                occupancyChanged();
                 writer.wakeAtCycle(writer.clock().cycleAt(free));
             }
             pop = false;
@@ -183,5 +196,6 @@ public final class AsyncFifo<T> {
         read = 0;
         writtenSeenByReader = 0;
         readSeenByWriter = 0;
+        occupancyChanged();
     }
 }

@@ -3,6 +3,7 @@ package dev.rdmasim.kernel.hw;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.stats.TimeAverage;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,6 +39,11 @@ class AsyncFifoTest {
         for (int i = 0; i < 1_000; i++) {
             assertThat(c.items.get(i)).isEqualTo(i);
         }
+        TimeAverage occupancy = (TimeAverage) sim.stats().groups().stream()
+                .filter(g -> g.path().equals("top.p_out_cdc_wr")).findFirst().orElseThrow()
+                .stats().stream().filter(st -> st.name().equals("occupancy")).findFirst().orElseThrow();
+        assertThat(occupancy.max()).isBetween(1L, (long) depth);
+        assertThat(occupancy.level()).isZero();
     }
 
     @Test
