@@ -135,8 +135,7 @@ public final class AsyncFifo<T> {
 
         @Override
         protected void onReset() {
-            super.onReset();
-            AsyncFifo.this.resetShared();
+                AsyncFifo.this.resetShared();
         }
     }
 

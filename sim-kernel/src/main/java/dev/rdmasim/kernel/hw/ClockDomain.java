@@ -6,7 +6,6 @@ import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.Time;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
@@ -190,10 +189,6 @@ public final class ClockDomain {
         }
         members.add(m);
         return members.size() - 1;
-    }
-
-    List<ClockedModule> members() {
-        return Collections.unmodifiableList(members);
     }
 
     private long firstFutureCycle() {

@@ -156,17 +156,13 @@ public abstract class ClockedModule extends Module {
         }
     }
 
-    final void resetPortsAndRegisters() {
+    @Override
+    void resetKernelState() {
         for (Register r : registers) {
             r.reset();
         }
         for (Port p : ports) {
             p.reset();
         }
-    }
-
-    @Override
-    protected void onReset() {
-        resetPortsAndRegisters();
     }
 }

@@ -195,7 +195,6 @@ public final class Fifo<T> extends ClockedModule {
 
     @Override
     protected void onReset() {
-        super.onReset();
         java.util.Arrays.fill(items, null);
         head = 0;
         count = 0;

@@ -52,12 +52,4 @@ final class LongMinHeap {
     boolean isEmpty() {
         return size == 0;
     }
-
-    int size() {
-        return size;
-    }
-
-    void clear() {
-        size = 0;
-    }
 }

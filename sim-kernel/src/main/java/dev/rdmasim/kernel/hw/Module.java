@@ -114,14 +114,19 @@ public abstract class Module {
 
     /** Returns this module and its descendants to their initial state. */
     public final void reset() {
+        resetKernelState();
         onReset();
         for (Module c : children) {
             c.reset();
         }
     }
 
-    /** Restores this module's own state; children are reset separately. */
+    /** Restores this module's own state; children are reset separately. Registers and ports reset by themselves. */
     protected void onReset() {
+    }
+
+    /** State the kernel owns for the module (registers, ports), reset whatever {@link #onReset()} does. */
+    void resetKernelState() {
     }
 
     @Override
