@@ -1,0 +1,89 @@
+package dev.rdmasim.adapter.transport;
+
+import static dev.rdmasim.adapter.transport.Position.FIRST;
+import static dev.rdmasim.adapter.transport.Position.LAST;
+import static dev.rdmasim.adapter.transport.Position.MIDDLE;
+import static dev.rdmasim.adapter.transport.Position.ONLY;
+import static dev.rdmasim.adapter.transport.RequestKind.READ;
+import static dev.rdmasim.adapter.transport.RequestKind.SEND;
+import static dev.rdmasim.adapter.transport.RequestKind.WRITE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class ResponderStateTest {
+    static final int MTU = 1024;
+
+    @Test
+    void psnArithmeticWraps() {
+        assertThat(Psn.add(Psn.MASK, 1)).isZero();
+        assertThat(Psn.diff(0, Psn.MASK)).isEqualTo(1);
+        assertThat(Psn.before(Psn.MASK, 0)).isTrue();
+        assertThat(Psn.afterOrAt(5, 5)).isTrue();
+        assertThat(Psn.diff(0x800000, 0)).isEqualTo(-0x800000);
+    }
+
+    @Test
+    void inOrderMultiPacketWriteExecutesAndCountsOneMessage() {
+        ResponderState r = new ResponderState(Psn.MASK - 1, true, true);
+        int psn = Psn.MASK - 1;
+        Position[] seq = {FIRST, MIDDLE, MIDDLE, LAST};
+        for (Position p : seq) {
+            int len = p == LAST ? 10 : MTU;
+            assertThat(r.check(psn, WRITE, p, len, MTU)).isEqualTo(Verdict.EXECUTE);
+            r.accept(WRITE, p, 1);
+            psn = Psn.add(psn, 1);
+        }
+        assertThat(r.expectedPsn()).isEqualTo(2);
+        assertThat(r.msn()).isEqualTo(1);
+        assertThat(r.openMessage()).isNull();
+    }
+
+    @Test
+    void checksRunInOrderPsnFirst() {
+        ResponderState r = new ResponderState(100, false, false);
+        // Bad opcode sequence and no write access, but the PSN check wins.
+        assertThat(r.check(99, WRITE, MIDDLE, 1, MTU)).isEqualTo(Verdict.DUPLICATE);
+        assertThat(r.check(101, WRITE, MIDDLE, 1, MTU)).isEqualTo(Verdict.SEQUENCE_NAK);
+        r.nakSent();
+        assertThat(r.check(102, SEND, ONLY, 1, MTU)).isEqualTo(Verdict.DROP);
+        // At the expected PSN: sequence check, then access check.
+        assertThat(r.check(100, SEND, MIDDLE, MTU, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(100, WRITE, ONLY, 8, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(100, READ, ONLY, 0, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(100, SEND, ONLY, 8, MTU)).isEqualTo(Verdict.EXECUTE);
+        r.accept(SEND, ONLY, 1);
+        assertThat(r.nakOutstanding()).isFalse();
+    }
+
+    @Test
+    void openMessageAcceptsOnlyItsOwnContinuation() {
+        ResponderState r = new ResponderState(0, true, true);
+        assertThat(r.check(0, SEND, FIRST, MTU, MTU)).isEqualTo(Verdict.EXECUTE);
+        r.accept(SEND, FIRST, 1);
+        assertThat(r.check(1, WRITE, MIDDLE, MTU, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(1, SEND, FIRST, MTU, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(1, SEND, ONLY, 5, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(1, SEND, LAST, 5, MTU)).isEqualTo(Verdict.EXECUTE);
+    }
+
+    @Test
+    void lengthRulesPerPosition() {
+        ResponderState r = new ResponderState(0, true, true);
+        assertThat(r.check(0, WRITE, ONLY, MTU + 1, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(0, WRITE, ONLY, 0, MTU)).isEqualTo(Verdict.EXECUTE);
+        assertThat(r.check(0, WRITE, FIRST, MTU - 1, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        r.accept(WRITE, FIRST, 1);
+        assertThat(r.check(1, WRITE, LAST, 0, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(1, WRITE, MIDDLE, MTU, MTU)).isEqualTo(Verdict.EXECUTE);
+    }
+
+    @Test
+    void readAdvancesExpectedPsnByItsResponsePackets() {
+        ResponderState r = new ResponderState(10, true, true);
+        assertThat(r.check(10, READ, ONLY, 0, MTU)).isEqualTo(Verdict.EXECUTE);
+        r.accept(READ, ONLY, 4);
+        assertThat(r.expectedPsn()).isEqualTo(14);
+        assertThat(r.check(12, READ, ONLY, 0, MTU)).isEqualTo(Verdict.DUPLICATE);
+    }
+}
