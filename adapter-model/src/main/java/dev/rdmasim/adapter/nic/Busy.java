@@ -1,0 +1,58 @@
+package dev.rdmasim.adapter.nic;
+
+import dev.rdmasim.kernel.hw.ClockDomain;
+import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.wave.Signal;
+
+/**
+ * A serial resource clocked by the NIC core: one job at a time, each starting on a clock edge
+ * and lasting a whole number of cycles. Engines use it to charge their per-item cost, and the
+ * busy fraction it reports is what the sweep report uses to name the bottleneck block.
+ */
+final class Busy {
+    private final ClockDomain clock;
+    private final Module owner;
+    private final Counter busyPs;
+    private final Counter jobs;
+    private final Signal signal;
+    private long busyUntil;
+
+    Busy(Module owner, ClockDomain clock, Signal busySignal) {
+        this.owner = owner;
+        this.clock = clock;
+        busyPs = owner.stats().counter("busyTime", "ps", "time the engine spent working");
+        jobs = owner.stats().counter("jobs", "jobs", "items the engine processed");
+        owner.stats().formula("busyFraction", "ratio", "busyTime / simulated time",
+                () -> owner.now() == 0 ? 0 : Math.min(1.0, busyPs.value() / (double) owner.now()));
+        signal = busySignal;
+    }
+
+    /** True if a job started now would have to wait. */
+    boolean busy() {
+        return busyUntil > owner.now();
+    }
+
+    long busyUntil() {
+        return busyUntil;
+    }
+
+    /**
+     * Books a job of {@code cycles} starting at the first edge at or after both now and the end of
+     * the previous job; returns the time the job ends.
+     */
+    long book(long cycles) {
+        long start = clock.edgeAtOrAfter(Math.max(owner.now(), busyUntil));
+        long end = start + clock.cyclesToPs(cycles);
+        busyUntil = end;
+        busyPs.add(end - start);
+        jobs.inc();
+        signal.set(1);
+        return end;
+    }
+
+    /** Called by the engine when it has nothing left to do, for the waveform. */
+    void idle() {
+        signal.set(0);
+    }
+}
