@@ -1,0 +1,334 @@
+package dev.rdmasim.adapter.host;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Objects;
+import org.eclipse.collections.impl.map.mutable.primitive.LongObjectHashMap;
+
+/**
+ * Sparse physical memory of one host: a 64-bit byte address space stored as 4 KiB pages that exist only once
+ * written. Bytes never written read as 0. Addresses are unsigned; an access may not wrap past 2^64 - 1.
+ *
+ * <p>Reading or writing pages that already exist allocates nothing, so DMA on the hot path is free of garbage.
+ * Not thread-safe: one memory belongs to one simulation.
+ */
+public final class HostMemory {
+    /** Page size in bytes. */
+    public static final int PAGE_SIZE = 4096;
+    private static final int PAGE_BITS = 12;
+    private static final int PAGE_MASK = PAGE_SIZE - 1;
+    private static final long DEFAULT_HEAP_BASE = 0x1_0000_0000L;
+
+    private static final VarHandle S_LE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle S_BE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle I_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle I_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle L_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle L_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private final String name;
+    private final LongObjectHashMap<byte[]> pages = new LongObjectHashMap<>();
+    private final byte[] scratch = new byte[8];
+    // One-entry cache: DMA streams touch the same page many times in a row.
+    private long cachedPageNo = -1;
+    private byte[] cachedPage;
+    private long heapNext;
+    private final long heapEnd;
+
+    /** A memory whose allocator hands out addresses from 4 GiB up to 2^63. */
+    public HostMemory(String name) {
+        this(name, DEFAULT_HEAP_BASE, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param heapBase first address {@link #allocate} may return
+     * @param heapEnd  exclusive upper bound of allocations (signed comparison; at most 2^63 - 1)
+     */
+    public HostMemory(String name, long heapBase, long heapEnd) {
+        this.name = Objects.requireNonNull(name, "name");
+        if (heapBase < 0 || heapEnd < heapBase) {
+            throw new IllegalArgumentException("host memory '" + name + "': heap [" + heapBase + ", " + heapEnd
+                    + ") must satisfy 0 <= heapBase <= heapEnd");
+        }
+        this.heapNext = heapBase;
+        this.heapEnd = heapEnd;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Number of 4 KiB pages that have been written at least once. */
+    public int pagesInUse() {
+        return pages.size();
+    }
+
+    // ---------------------------------------------------------------- allocation
+
+    /**
+     * Reserves {@code size} bytes aligned to {@code align} (a power of two) and returns the start address. Memory is
+     * never freed; the region reads as zero until written.
+     */
+    public long allocate(long size, long align) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("host memory '" + name + "': allocation size must be positive, got " + size);
+        }
+        if (align <= 0 || Long.bitCount(align) != 1) {
+            throw new IllegalArgumentException("host memory '" + name + "': alignment must be a power of two, got " + align);
+        }
+        long start = (heapNext + align - 1) & -align;
+        if (start < heapNext || start > heapEnd - size) {
+            throw new IllegalStateException("host memory '" + name + "': out of heap allocating " + size
+                    + " bytes aligned to " + align + " (next free " + hex(heapNext) + ", end " + hex(heapEnd) + ")");
+        }
+        heapNext = start + size;
+        return start;
+    }
+
+    /** The next address {@link #allocate} would consider. */
+    public long heapNext() {
+        return heapNext;
+    }
+
+    // ---------------------------------------------------------------- byte ranges
+
+    /** Copies {@code len} bytes starting at host address {@code addr} into {@code dst[off..]}. */
+    public void read(long addr, byte[] dst, int off, int len) {
+        checkRange(addr, len);
+        Objects.checkFromIndexSize(off, len, dst.length);
+        while (len > 0) {
+            int inPage = (int) (addr & PAGE_MASK);
+            int n = Math.min(len, PAGE_SIZE - inPage);
+            byte[] page = pageOrNull(addr >>> PAGE_BITS);
+            if (page == null) {
+                java.util.Arrays.fill(dst, off, off + n, (byte) 0);
+            } else {
+                System.arraycopy(page, inPage, dst, off, n);
+            }
+            addr += n;
+            off += n;
+            len -= n;
+        }
+    }
+
+    /** Copies {@code src[off..off+len)} to host address {@code addr}. */
+    public void write(long addr, byte[] src, int off, int len) {
+        checkRange(addr, len);
+        Objects.checkFromIndexSize(off, len, src.length);
+        while (len > 0) {
+            int inPage = (int) (addr & PAGE_MASK);
+            int n = Math.min(len, PAGE_SIZE - inPage);
+            System.arraycopy(src, off, page(addr >>> PAGE_BITS), inPage, n);
+            addr += n;
+            off += n;
+            len -= n;
+        }
+    }
+
+    /** Sets {@code len} bytes from {@code addr} to {@code value}. */
+    public void fill(long addr, long len, byte value) {
+        if (len < 0) {
+            throw new IllegalArgumentException("host memory '" + name + "': negative fill length " + len);
+        }
+        checkRange(addr, len);
+        while (len > 0) {
+            int inPage = (int) (addr & PAGE_MASK);
+            int n = (int) Math.min(len, PAGE_SIZE - inPage);
+            long pageNo = addr >>> PAGE_BITS;
+            if (value != 0 || pageOrNull(pageNo) != null) {
+                byte[] page = page(pageNo);
+                java.util.Arrays.fill(page, inPage, inPage + n, value);
+            }
+            addr += n;
+            len -= n;
+        }
+    }
+
+    /** True if the {@code len} bytes at {@code addr} equal {@code expected[off..off+len)}. */
+    public boolean equalsRange(long addr, byte[] expected, int off, int len) {
+        checkRange(addr, len);
+        Objects.checkFromIndexSize(off, len, expected.length);
+        while (len > 0) {
+            int inPage = (int) (addr & PAGE_MASK);
+            int n = Math.min(len, PAGE_SIZE - inPage);
+            byte[] page = pageOrNull(addr >>> PAGE_BITS);
+            for (int i = 0; i < n; i++) {
+                byte actual = page == null ? 0 : page[inPage + i];
+                if (actual != expected[off + i]) {
+                    return false;
+                }
+            }
+            addr += n;
+            off += n;
+            len -= n;
+        }
+        return true;
+    }
+
+    /** FNV-1a 64-bit hash of {@code len} bytes from {@code addr}; unwritten bytes count as 0. */
+    public long digest(long addr, long len) {
+        if (len < 0) {
+            throw new IllegalArgumentException("host memory '" + name + "': negative digest length " + len);
+        }
+        checkRange(addr, len);
+        long h = 0xcbf29ce484222325L;
+        while (len > 0) {
+            int inPage = (int) (addr & PAGE_MASK);
+            int n = (int) Math.min(len, PAGE_SIZE - inPage);
+            byte[] page = pageOrNull(addr >>> PAGE_BITS);
+            for (int i = 0; i < n; i++) {
+                h ^= page == null ? 0 : page[inPage + i] & 0xff;
+                h *= 0x100000001b3L;
+            }
+            addr += n;
+            len -= n;
+        }
+        return h;
+    }
+
+    // ---------------------------------------------------------------- scalars
+
+    public byte getByte(long addr) {
+        checkRange(addr, 1);
+        byte[] page = pageOrNull(addr >>> PAGE_BITS);
+        return page == null ? 0 : page[(int) (addr & PAGE_MASK)];
+    }
+
+    public void putByte(long addr, byte value) {
+        checkRange(addr, 1);
+        page(addr >>> PAGE_BITS)[(int) (addr & PAGE_MASK)] = value;
+    }
+
+    public short getShortLE(long addr) {
+        return (short) get(addr, 2, S_LE);
+    }
+
+    public short getShortBE(long addr) {
+        return (short) get(addr, 2, S_BE);
+    }
+
+    public int getIntLE(long addr) {
+        return (int) get(addr, 4, I_LE);
+    }
+
+    public int getIntBE(long addr) {
+        return (int) get(addr, 4, I_BE);
+    }
+
+    public long getLongLE(long addr) {
+        return get(addr, 8, L_LE);
+    }
+
+    public long getLongBE(long addr) {
+        return get(addr, 8, L_BE);
+    }
+
+    public void putShortLE(long addr, short v) {
+        put(addr, 2, S_LE, v);
+    }
+
+    public void putShortBE(long addr, short v) {
+        put(addr, 2, S_BE, v);
+    }
+
+    public void putIntLE(long addr, int v) {
+        put(addr, 4, I_LE, v);
+    }
+
+    public void putIntBE(long addr, int v) {
+        put(addr, 4, I_BE, v);
+    }
+
+    public void putLongLE(long addr, long v) {
+        put(addr, 8, L_LE, v);
+    }
+
+    public void putLongBE(long addr, long v) {
+        put(addr, 8, L_BE, v);
+    }
+
+    private long get(long addr, int size, VarHandle view) {
+        checkRange(addr, size);
+        int inPage = (int) (addr & PAGE_MASK);
+        byte[] src;
+        int at;
+        if (inPage <= PAGE_SIZE - size) {
+            src = pageOrNull(addr >>> PAGE_BITS);
+            if (src == null) {
+                return 0;
+            }
+            at = inPage;
+        } else {
+            read(addr, scratch, 0, size);
+            src = scratch;
+            at = 0;
+        }
+        return switch (size) {
+            case 2 -> (short) view.get(src, at);
+            case 4 -> (int) view.get(src, at);
+            default -> (long) view.get(src, at);
+        };
+    }
+
+    private void put(long addr, int size, VarHandle view, long v) {
+        checkRange(addr, size);
+        int inPage = (int) (addr & PAGE_MASK);
+        boolean inOnePage = inPage <= PAGE_SIZE - size;
+        byte[] dst = inOnePage ? page(addr >>> PAGE_BITS) : scratch;
+        int at = inOnePage ? inPage : 0;
+        switch (size) {
+            case 2 -> view.set(dst, at, (short) v);
+            case 4 -> view.set(dst, at, (int) v);
+            default -> view.set(dst, at, v);
+        }
+        if (!inOnePage) {
+            write(addr, scratch, 0, size);
+        }
+    }
+
+    // ---------------------------------------------------------------- pages
+
+    private byte[] pageOrNull(long pageNo) {
+        if (pageNo == cachedPageNo) {
+            return cachedPage;
+        }
+        byte[] p = pages.get(pageNo);
+        if (p != null) {
+            cachedPageNo = pageNo;
+            cachedPage = p;
+        }
+        return p;
+    }
+
+    private byte[] page(long pageNo) {
+        byte[] p = pageOrNull(pageNo);
+        if (p == null) {
+            p = new byte[PAGE_SIZE];
+            pages.put(pageNo, p);
+            cachedPageNo = pageNo;
+            cachedPage = p;
+        }
+        return p;
+    }
+
+    private void checkRange(long addr, long len) {
+        // Unsigned: the last byte addr + len - 1 must not wrap past 2^64 - 1.
+        if (len > 0 && Long.compareUnsigned(addr + len - 1, addr) < 0) {
+            throw new IllegalArgumentException("host memory '" + name + "': access of " + len + " bytes at "
+                    + hex(addr) + " wraps past the end of the 64-bit address space");
+        }
+        if (len < 0) {
+            throw new IllegalArgumentException("host memory '" + name + "': negative length " + len + " at " + hex(addr));
+        }
+    }
+
+    private static String hex(long v) {
+        return "0x" + Long.toHexString(v);
+    }
+
+    @Override
+    public String toString() {
+        return "HostMemory[" + name + ", " + pages.size() + " pages]";
+    }
+}

@@ -1,0 +1,112 @@
+package dev.rdmasim.adapter.pcie;
+
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.kernel.wave.Signal;
+
+/**
+ * One client's bounded submission queue into the {@link DmaEngine}. Requests of a channel are turned into TLPs in
+ * submission order; channels share the link by round-robin, one TLP at a time. A full queue refuses the request and
+ * later calls the channel's retry callback once a slot has freed.
+ */
+public final class DmaChannel {
+    private final DmaEngine engine;
+    private final String name;
+    private final DmaRequest[] ring;
+    private int head;
+    private int count;
+    private Runnable retry;
+    private boolean refused;
+    private final Event retryEvent;
+
+    final Counter submitted;
+    final Counter refusals;
+    private final TimeAverage occupancy;
+    private final Signal occupancySignal;
+
+    DmaChannel(DmaEngine engine, String name, int depth) {
+        this.engine = engine;
+        this.name = name;
+        this.ring = new DmaRequest[depth];
+        this.retryEvent = engine.sim().event(engine.fullName() + "." + name + ".retry", this::onRetry);
+        var s = engine.stats();
+        submitted = s.counter(name + "_submitted", "requests", "requests accepted on channel " + name);
+        refusals = s.counter(name + "_refused", "requests", "requests refused on channel " + name + " (queue full)");
+        occupancy = s.timeAverage(name + "_queued", "requests", "requests waiting on channel " + name);
+        occupancySignal = engine.signalFor(name + "_queued", 16);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int depth() {
+        return ring.length;
+    }
+
+    /** Requests waiting to be turned into TLPs, including the one in progress. */
+    public int queued() {
+        return count;
+    }
+
+    /** Called, in its own event, after a refused {@link #submit} once the queue has room. */
+    public void setRetry(Runnable retry) {
+        this.retry = retry;
+    }
+
+    /** Accepts the request or, if the queue is full, refuses it (false) and owes the client a retry. */
+    public boolean submit(DmaRequest r) {
+        if (r.kind == null) {
+            throw new IllegalArgumentException("DMA request submitted before read(...) or write(...) set it up");
+        }
+        if (r.inEngine) {
+            throw new IllegalStateException("DMA request " + r + " submitted twice");
+        }
+        if (count == ring.length) {
+            refused = true;
+            refusals.inc();
+            return false;
+        }
+        r.engine = engine;
+        r.inEngine = true;
+        r.issued = 0;
+        r.outstanding = r.length;
+        r.sentSeen = false;
+        r.appliedSeen = false;
+        r.submitPs = engine.now();
+        ring[(head + count) % ring.length] = r;
+        count++;
+        submitted.inc();
+        occupancy.set(count);
+        occupancySignal.set(count);
+        engine.wake();
+        return true;
+    }
+
+    DmaRequest head() {
+        return count == 0 ? null : ring[head];
+    }
+
+    /** The head request has been fully turned into TLPs. */
+    void pop() {
+        ring[head] = null;
+        head = (head + 1) % ring.length;
+        count--;
+        occupancy.set(count);
+        occupancySignal.set(count);
+        if (refused && retry != null && !retryEvent.scheduled()) {
+            retryEvent.scheduleIn(0);
+        }
+    }
+
+    private void onRetry() {
+        refused = false;
+        retry.run();
+    }
+
+    @Override
+    public String toString() {
+        return engine.fullName() + "." + name;
+    }
+}

@@ -1,0 +1,300 @@
+package dev.rdmasim.adapter.pcie;
+
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.Histogram;
+import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.kernel.wave.Signal;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The device's DMA engine: turns client requests into TLPs on the upstream link and reassembles completions.
+ *
+ * <p>Reads are cut at MRRS and 4 KiB boundaries into read requests, each holding a tag (its index in the tag table)
+ * until its last completion arrives; with no free tag the channel waits. Writes are cut at MPS and 4 KiB boundaries
+ * into memory writes whose payload is copied from the client's buffer as each TLP is built. Channels are served
+ * round-robin one TLP at a time, as long as the device transmit queue for that TLP's class has room.
+ *
+ * <p>Downstream, completions are copied into the reading client's buffer, and host MMIO writes go to the
+ * {@link MmioTarget}.
+ */
+public final class DmaEngine extends Module implements LinkEnd {
+    private static final long MAX_LATENCY_NS = 1_000_000_000L;
+
+    private final PcieConfig cfg;
+    private final TlpPool pool;
+    private final LinkTransmitter up;
+    private final List<DmaChannel> channels = new ArrayList<>();
+    private DmaChannel[] rr = new DmaChannel[0];
+    private int rrNext;
+    private final Event pump;
+    private boolean pumping;
+    private MmioTarget mmioTarget;
+
+    // Tag table: tag t is free or holds one outstanding read request.
+    private final DmaRequest[] tagRequest;
+    private final long[] tagAddress;
+    private final int[] tagBufferOffset;
+    private final int[] tagRemaining;
+    private final long[] tagIssuePs;
+    private final int[] freeTags;
+    private int freeTagCount;
+
+    private final Counter readRequests;
+    private final Counter writeRequests;
+    private final Counter readBytes;
+    private final Counter writeBytes;
+    private final Counter mrds;
+    private final Counter mwrs;
+    private final Counter cplds;
+    private final Counter mmioWrites;
+    private final Counter tagStalls;
+    private final TimeAverage tagsInUse;
+    private final Histogram readLatency;
+    private final Histogram mrdLatency;
+    private final Signal tagsSignal;
+
+    DmaEngine(Module parent, String name, PcieConfig cfg, TlpPool pool, LinkTransmitter up) {
+        super(parent, name);
+        this.cfg = cfg;
+        this.pool = pool;
+        this.up = up;
+        this.pump = sim().event(fullName() + ".pump", this::onPump);
+        int n = cfg.readTags();
+        tagRequest = new DmaRequest[n];
+        tagAddress = new long[n];
+        tagBufferOffset = new int[n];
+        tagRemaining = new int[n];
+        tagIssuePs = new long[n];
+        freeTags = new int[n];
+        // Lowest tag on top of the stack, so a lone reader always uses tag 0.
+        for (int i = 0; i < n; i++) {
+            freeTags[i] = n - 1 - i;
+        }
+        freeTagCount = n;
+        var s = stats();
+        readRequests = s.counter("readRequests", "requests", "DMA read requests completed");
+        writeRequests = s.counter("writeRequests", "requests", "DMA write requests sent");
+        readBytes = s.counter("readBytes", "B", "bytes read from host memory");
+        writeBytes = s.counter("writeBytes", "B", "bytes written to host memory");
+        mrds = s.counter("mrds", "TLPs", "read request TLPs issued");
+        mwrs = s.counter("mwrs", "TLPs", "memory write TLPs issued");
+        cplds = s.counter("cplds", "TLPs", "completions received");
+        mmioWrites = s.counter("mmioWrites", "TLPs", "host MMIO writes received");
+        tagStalls = s.counter("tagStalls", "times", "times a read could not issue for lack of a free tag");
+        tagsInUse = s.timeAverage("tagsInUse", "tags", "read tags outstanding");
+        readLatency = s.histogram("readLatency", "ns", "read request latency, submission to last byte", MAX_LATENCY_NS);
+        mrdLatency = s.histogram("mrdLatency", "ns", "read TLP round trip, issue to last completion", MAX_LATENCY_NS);
+        tagsSignal = signal("tagsInUse", 16);
+    }
+
+    /** Adds a client channel with a submission queue of {@code depth} requests. */
+    public DmaChannel addChannel(String channelName, int depth) {
+        if (depth < 1) {
+            throw new IllegalArgumentException(fullName() + ": channel '" + channelName + "' depth must be >= 1, got " + depth);
+        }
+        for (DmaChannel c : channels) {
+            if (c.name().equals(channelName)) {
+                throw new IllegalArgumentException(fullName() + " already has a channel named '" + channelName + "'");
+            }
+        }
+        DmaChannel c = new DmaChannel(this, channelName, depth);
+        channels.add(c);
+        rr = channels.toArray(new DmaChannel[0]);
+        return c;
+    }
+
+    public List<DmaChannel> channels() {
+        return Collections.unmodifiableList(channels);
+    }
+
+    /** Receives host MMIO writes. */
+    public void setMmioTarget(MmioTarget target) {
+        this.mmioTarget = target;
+    }
+
+    Signal signalFor(String localName, int width) {
+        return signal(localName, width);
+    }
+
+    /** Tags currently held by outstanding read TLPs. */
+    public int tagsInUse() {
+        return cfg.readTags() - freeTagCount;
+    }
+
+    /** Highest number of tags held at once since the last statistics reset. */
+    public long maxTagsInUse() {
+        return tagsInUse.max();
+    }
+
+    public double averageTagsInUse() {
+        return tagsInUse.average();
+    }
+
+    public Histogram readLatency() {
+        return readLatency;
+    }
+
+    void wake() {
+        if (!pumping && !pump.scheduled()) {
+            pump.scheduleIn(0);
+        }
+    }
+
+    private void onPump() {
+        pumping = true;
+        try {
+            int n = rr.length;
+            int idle = 0;
+            // Round-robin, one TLP per turn, until a full round finds nobody able to go.
+            while (idle < n) {
+                DmaChannel c = rr[rrNext];
+                rrNext = rrNext + 1 == n ? 0 : rrNext + 1;
+                if (issueOne(c)) {
+                    idle = 0;
+                } else {
+                    idle++;
+                }
+            }
+        } finally {
+            pumping = false;
+        }
+    }
+
+    private boolean issueOne(DmaChannel c) {
+        DmaRequest r = c.head();
+        if (r == null) {
+            return false;
+        }
+        long addr = r.hostAddress + r.issued;
+        int left = r.length - r.issued;
+        int toPage = PcieConfig.PAGE_BOUNDARY - (int) (addr & (PcieConfig.PAGE_BOUNDARY - 1));
+        switch (r.kind) {
+            case READ -> {
+                if (!up.canAccept(TlpKind.MRD)) {
+                    return false;
+                }
+                if (freeTagCount == 0) {
+                    tagStalls.inc();
+                    return false;
+                }
+                int len = Math.min(left, Math.min(cfg.mrrs(), toPage));
+                int tag = freeTags[--freeTagCount];
+                tagRequest[tag] = r;
+                tagAddress[tag] = addr;
+                tagBufferOffset[tag] = r.offset + r.issued;
+                tagRemaining[tag] = len;
+                tagIssuePs[tag] = now();
+                tagsInUse.set(tagsInUse());
+                tagsSignal.set(tagsInUse());
+                Tlp t = pool.acquire(TlpKind.MRD);
+                t.address = addr;
+                t.length = len;
+                t.tag = tag;
+                t.wireBytes = cfg.requestOverheadBytes();
+                r.issued += len;
+                mrds.inc();
+                if (r.issued == r.length) {
+                    c.pop();
+                }
+                up.enqueue(t);
+            }
+            case WRITE -> {
+                if (!up.canAccept(TlpKind.MWR)) {
+                    return false;
+                }
+                int len = Math.min(left, Math.min(cfg.mps(), toPage));
+                Tlp t = pool.acquire(TlpKind.MWR);
+                t.address = addr;
+                t.length = len;
+                t.wireBytes = cfg.requestOverheadBytes() + len;
+                System.arraycopy(r.buffer, r.offset + r.issued, t.payload, 0, len);
+                t.owner = r;
+                r.issued += len;
+                t.last = r.issued == r.length;
+                mwrs.inc();
+                if (t.last) {
+                    c.pop();
+                }
+                up.enqueue(t);
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void receive(Tlp t) {
+        switch (t.kind) {
+            case CPLD -> completion(t);
+            case MWR -> {
+                InvariantViolation.check(mmioTarget != null, fullName() + ": MMIO write arrived but no MMIO target is set");
+                mmioWrites.inc();
+                mmioTarget.mmioWrite(t.address, t.payload, 0, t.length);
+                pool.release(t);
+            }
+            case MRD -> throw new InvariantViolation(fullName() + ": the device does not serve host reads, got " + t);
+        }
+    }
+
+    private void completion(Tlp t) {
+        int tag = t.tag;
+        DmaRequest r = tagRequest[tag];
+        InvariantViolation.check(r != null, fullName() + ": completion for free tag " + tag);
+        // Completions of one request arrive in address order, each carrying the bytes still to come.
+        InvariantViolation.check(t.address == tagAddress[tag] && t.byteCount == tagRemaining[tag]
+                        && t.length <= tagRemaining[tag],
+                fullName() + ": completion " + t + " does not continue tag " + tag + " in order");
+        System.arraycopy(t.payload, 0, r.buffer, tagBufferOffset[tag], t.length);
+        tagAddress[tag] += t.length;
+        tagBufferOffset[tag] += t.length;
+        int len = t.length;
+        pool.release(t);
+        cplds.inc();
+        tagRemaining[tag] -= len;
+        if (tagRemaining[tag] == 0) {
+            mrdLatency.record((now() - tagIssuePs[tag]) / 1000);
+            tagRequest[tag] = null;
+            freeTags[freeTagCount++] = tag;
+            tagsInUse.set(tagsInUse());
+            tagsSignal.set(tagsInUse());
+            wake();
+        }
+        r.outstanding -= len;
+        if (r.outstanding == 0) {
+            r.inEngine = false;
+            readRequests.inc();
+            readBytes.add(r.length);
+            readLatency.record((now() - r.submitPs) / 1000);
+            r.callback.readDone(r);
+        }
+    }
+
+    @Override
+    public void sent(Tlp t) {
+        if (t.kind == TlpKind.MWR && t.last) {
+            DmaRequest r = t.owner;
+            writeRequests.inc();
+            writeBytes.add(r.length);
+            r.sentSeen = true;
+            if (!r.notifyApplied) {
+                r.inEngine = false;
+            }
+            r.callback.writeSent(r);
+        }
+    }
+
+    void writeApplied(DmaRequest r) {
+        InvariantViolation.check(r.sentSeen, "write " + r + " applied before its last TLP was sent");
+        r.inEngine = false;
+        r.callback.writeApplied(r);
+    }
+
+    @Override
+    public void txSpace() {
+        wake();
+    }
+}

@@ -1,0 +1,125 @@
+package dev.rdmasim.adapter.pcie;
+
+import dev.rdmasim.kernel.InvariantViolation;
+import java.util.Objects;
+
+/**
+ * A DMA read or write of a contiguous host range, owned and reused by its client. The client fills it with
+ * {@link #read} or {@link #write}, submits it on a {@link DmaChannel}, and must not touch it until its callback
+ * says it is finished ({@code readDone}, {@code writeSent}, or {@code writeApplied} when asked for).
+ */
+public final class DmaRequest {
+    /** Direction from the device's point of view. */
+    public enum Kind {
+        /** Host memory to device buffer (MRd + CplD). */
+        READ,
+        /** Device buffer to host memory (MWr). */
+        WRITE
+    }
+
+    Kind kind;
+    long hostAddress;
+    int length;
+    byte[] buffer;
+    int offset;
+    DmaCallback callback;
+    long cookie;
+    boolean notifyApplied;
+
+    // Engine bookkeeping.
+    DmaEngine engine;
+    boolean inEngine;
+    int issued;
+    int outstanding;
+    long submitPs;
+    boolean sentSeen;
+    boolean appliedSeen;
+
+    /** Prepares a read of {@code len} bytes at {@code hostAddress} into {@code buf[off..]}. */
+    public DmaRequest read(long hostAddress, byte[] buf, int off, int len, DmaCallback callback, long cookie) {
+        return set(Kind.READ, hostAddress, buf, off, len, callback, cookie, false);
+    }
+
+    /**
+     * Prepares a write of {@code buf[off..off+len)} to {@code hostAddress}; with {@code notifyApplied} the client is
+     * also told when the last byte lands in host memory.
+     */
+    public DmaRequest write(long hostAddress, byte[] buf, int off, int len, DmaCallback callback, long cookie,
+                            boolean notifyApplied) {
+        return set(Kind.WRITE, hostAddress, buf, off, len, callback, cookie, notifyApplied);
+    }
+
+    private DmaRequest set(Kind k, long addr, byte[] buf, int off, int len, DmaCallback cb, long ck, boolean notify) {
+        if (inEngine) {
+            throw new IllegalStateException("DMA request " + this + " is still in the engine; wait for its callback");
+        }
+        Objects.requireNonNull(buf, "buffer");
+        Objects.requireNonNull(cb, "callback");
+        if (len < 1) {
+            throw new IllegalArgumentException("DMA length must be >= 1, got " + len);
+        }
+        Objects.checkFromIndexSize(off, len, buf.length);
+        if (Long.compareUnsigned(addr + len - 1, addr) < 0) {
+            throw new IllegalArgumentException("DMA of " + len + " bytes at 0x" + Long.toHexString(addr) + " wraps");
+        }
+        kind = k;
+        hostAddress = addr;
+        buffer = buf;
+        offset = off;
+        length = len;
+        callback = cb;
+        cookie = ck;
+        notifyApplied = notify;
+        return this;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public long hostAddress() {
+        return hostAddress;
+    }
+
+    public int length() {
+        return length;
+    }
+
+    public byte[] buffer() {
+        return buffer;
+    }
+
+    public int offset() {
+        return offset;
+    }
+
+    public long cookie() {
+        return cookie;
+    }
+
+    public boolean notifyApplied() {
+        return notifyApplied;
+    }
+
+    /** True from submission until the engine is done with the request. */
+    public boolean inEngine() {
+        return inEngine;
+    }
+
+    /** Time the request was accepted by its channel, ps. */
+    public long submitPs() {
+        return submitPs;
+    }
+
+    /** Called by the root complex when the last MWr of a notifying write is applied. */
+    void applied() {
+        InvariantViolation.check(inEngine && kind == Kind.WRITE && !appliedSeen, "write " + this + " applied twice");
+        appliedSeen = true;
+        engine.writeApplied(this);
+    }
+
+    @Override
+    public String toString() {
+        return kind + "[0x" + Long.toHexString(hostAddress) + "+" + length + " cookie=" + cookie + "]";
+    }
+}

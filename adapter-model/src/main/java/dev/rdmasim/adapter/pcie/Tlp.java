@@ -1,0 +1,75 @@
+package dev.rdmasim.adapter.pcie;
+
+/**
+ * One transaction-layer packet in flight: a pooled, mutable object owned by whichever block holds it (a transmit
+ * queue, the wire, the root complex) and returned to the pool by its final consumer. Payload bytes are real.
+ */
+public final class Tlp {
+    TlpKind kind;
+    /** Memory requests: target host address (or BAR offset for MMIO). Completions: address of the first byte. */
+    long address;
+    /** Payload bytes (MWr, CplD) or requested bytes (MRd). */
+    int length;
+    /** Read tag (MRd, CplD). */
+    int tag;
+    /** CplD: bytes of the request still to come, this completion included. */
+    int byteCount;
+    /** Bytes this TLP occupies on the wire, header, framing and digest included. */
+    int wireBytes;
+    final byte[] payload;
+    /** Device-side write request this MWr belongs to, or null. */
+    DmaRequest owner;
+    /** Last MWr of its request. */
+    boolean last;
+    /** Time the TLP was queued for transmission, ps. */
+    long queuedPs;
+
+    Tlp(int maxPayload) {
+        this.payload = new byte[maxPayload];
+    }
+
+    public TlpKind kind() {
+        return kind;
+    }
+
+    public long address() {
+        return address;
+    }
+
+    public int length() {
+        return length;
+    }
+
+    public int tag() {
+        return tag;
+    }
+
+    public int byteCount() {
+        return byteCount;
+    }
+
+    public int wireBytes() {
+        return wireBytes;
+    }
+
+    /** The payload buffer; bytes {@code [0, length())} are valid for MWr and CplD. */
+    public byte[] payload() {
+        return payload;
+    }
+
+    void clear() {
+        kind = null;
+        owner = null;
+        last = false;
+        address = 0;
+        length = 0;
+        tag = 0;
+        byteCount = 0;
+        wireBytes = 0;
+    }
+
+    @Override
+    public String toString() {
+        return kind + "[addr=0x" + Long.toHexString(address) + " len=" + length + " tag=" + tag + "]";
+    }
+}

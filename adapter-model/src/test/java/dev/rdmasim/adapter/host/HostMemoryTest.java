@@ -1,0 +1,109 @@
+package dev.rdmasim.adapter.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class HostMemoryTest {
+
+    @Test
+    void unwrittenBytesReadAsZeroWithoutCreatingPages() {
+        HostMemory m = new HostMemory("h");
+        byte[] buf = {1, 2, 3, 4, 5, 6, 7, 8};
+        m.read(0xdead_0000L, buf, 2, 4);
+        assertThat(buf).containsExactly(1, 2, 0, 0, 0, 0, 7, 8);
+        assertThat(m.getLongLE(0x1234_5678_9000L)).isZero();
+        assertThat(m.digest(0, 10_000)).isEqualTo(new HostMemory("z").digest(0, 10_000));
+        m.fill(0x5000, 8192, (byte) 0);
+        assertThat(m.pagesInUse()).isZero();
+    }
+
+    @Test
+    void byteRangesCrossPagesBothWays() {
+        HostMemory m = new HostMemory("h");
+        byte[] src = new byte[10_000];
+        new SplittableRandom(7).nextBytes(src);
+        long addr = 3 * 4096 - 17;
+        m.write(addr, src, 0, src.length);
+        assertThat(m.pagesInUse()).isEqualTo(4);
+        byte[] dst = new byte[src.length + 2];
+        m.read(addr, dst, 1, src.length);
+        assertThat(Arrays.copyOfRange(dst, 1, src.length + 1)).isEqualTo(src);
+        assertThat(dst[0]).isZero();
+        assertThat(m.equalsRange(addr, src, 0, src.length)).isTrue();
+        assertThat(m.getByte(addr - 1)).isZero();
+        assertThat(m.getByte(addr + src.length)).isZero();
+        src[9_999] ^= 1;
+        assertThat(m.equalsRange(addr, src, 0, src.length)).isFalse();
+    }
+
+    @Test
+    void fillAndDigest() {
+        HostMemory m = new HostMemory("h");
+        m.fill(4090, 20, (byte) 0x5a);
+        assertThat(m.getByte(4089)).isZero();
+        assertThat(m.getByte(4090)).isEqualTo((byte) 0x5a);
+        assertThat(m.getByte(4109)).isEqualTo((byte) 0x5a);
+        assertThat(m.getByte(4110)).isZero();
+        long d = m.digest(4080, 40);
+        m.putByte(4100, (byte) 1);
+        assertThat(m.digest(4080, 40)).isNotEqualTo(d);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {0x1000, 0x1ffd, 0x1ffe, 0x1fff, 0x2000 - 7})
+    void scalarsInBothByteOrdersIncludingAcrossPages(long addr) {
+        HostMemory m = new HostMemory("h");
+        m.putLongLE(addr, 0x0102030405060708L);
+        assertThat(m.getByte(addr)).isEqualTo((byte) 0x08);
+        assertThat(m.getByte(addr + 7)).isEqualTo((byte) 0x01);
+        assertThat(m.getLongLE(addr)).isEqualTo(0x0102030405060708L);
+        assertThat(m.getLongBE(addr)).isEqualTo(0x0807060504030201L);
+        m.putIntBE(addr, 0xa1b2c3d4);
+        assertThat(m.getByte(addr)).isEqualTo((byte) 0xa1);
+        assertThat(m.getIntBE(addr)).isEqualTo(0xa1b2c3d4);
+        assertThat(m.getIntLE(addr)).isEqualTo(0xd4c3b2a1);
+        m.putShortLE(addr, (short) 0xbeef);
+        assertThat(m.getByte(addr)).isEqualTo((byte) 0xef);
+        assertThat(m.getShortBE(addr)).isEqualTo((short) 0xefbe);
+        m.putShortBE(addr + 2, (short) 0x1234);
+        assertThat(m.getShortLE(addr + 2)).isEqualTo((short) 0x3412);
+        m.putIntLE(addr, 0x11223344);
+        m.putLongBE(addr + 8, 0x1122334455667788L);
+        assertThat(m.getByte(addr + 8)).isEqualTo((byte) 0x11);
+        assertThat(m.getLongLE(addr + 8)).isEqualTo(0x8877665544332211L);
+    }
+
+    @Test
+    void allocatorAlignsAndNeverOverlaps() {
+        HostMemory m = new HostMemory("h", 0x1001, 0x100000);
+        long a = m.allocate(10, 1);
+        assertThat(a).isEqualTo(0x1001);
+        long b = m.allocate(100, 64);
+        assertThat(b % 64).isZero();
+        assertThat(b).isGreaterThanOrEqualTo(a + 10);
+        long c = m.allocate(4096, 4096);
+        assertThat(c % 4096).isZero();
+        assertThat(c).isGreaterThanOrEqualTo(b + 100);
+        assertThatThrownBy(() -> m.allocate(16, 3)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("power of two");
+        assertThatThrownBy(() -> m.allocate(0, 8)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("positive");
+        assertThatThrownBy(() -> m.allocate(0x100000, 8)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("out of heap");
+    }
+
+    @Test
+    void accessesWrappingTheAddressSpaceAreRejected() {
+        HostMemory m = new HostMemory("h");
+        assertThatThrownBy(() -> m.getLongLE(-4L)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("wraps");
+        m.putLongLE(-8L, 42);
+        assertThat(m.getLongLE(-8L)).isEqualTo(42);
+    }
+}
