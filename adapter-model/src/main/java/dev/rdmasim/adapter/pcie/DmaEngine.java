@@ -135,6 +135,19 @@ public final class DmaEngine extends Module implements LinkEnd {
         return tagsInUse.average();
     }
 
+    public long readTlpsIssued() {
+        return mrds.value();
+    }
+
+    public long writeTlpsIssued() {
+        return mwrs.value();
+    }
+
+    public long completionsReceived() {
+        return cplds.value();
+    }
+
+    /** Read request latency, submission to last byte, in ns. */
     public Histogram readLatency() {
         return readLatency;
     }
