@@ -1,0 +1,148 @@
+package dev.rdmasim.adapter.wire;
+
+import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.hw.Module;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * A full-duplex Ethernet cable between two adapters (endpoints {@code a} and {@code b}, directions
+ * {@code aToB} and {@code bToA}), or a loopback that wires one endpoint {@code a} to itself (direction
+ * {@code loop}). Frames are pooled {@link Frame} buffers; each direction serializes them at the line
+ * rate with preamble, FCS and inter-frame gap counted, adds the propagation delay, can drop or corrupt
+ * them, and stalls losslessly when the receiver refuses (see {@link LinkDirection}). Every frame put on
+ * a line is shown to the {@link FrameTap}s, e.g. a {@link PcapWriter}.
+ */
+public final class EthernetLink extends Module {
+
+    /**
+     * @param rateGbps line rate, 25 to 400 Gb/s
+     * @param propagationPs one-way propagation delay (about 5 ns per metre of fibre or copper)
+     * @param buffersPerEndpoint frame buffers each endpoint sends from; bounds queued + in flight + unreleased frames
+     */
+    public record Config(int rateGbps, long propagationPs, int buffersPerEndpoint) {
+        public Config {
+            if (rateGbps < 25 || rateGbps > 400) {
+                throw new IllegalArgumentException("rateGbps must be 25..400, got " + rateGbps);
+            }
+            if (propagationPs < 0) {
+                throw new IllegalArgumentException("propagationPs must be >= 0, got " + propagationPs);
+            }
+            if (buffersPerEndpoint < 1 || buffersPerEndpoint > 65_535) {
+                throw new IllegalArgumentException("buffersPerEndpoint must be 1..65535, got " + buffersPerEndpoint);
+            }
+        }
+    }
+
+    private final Config config;
+    // Set once by wire(), called from both constructors (which differ only in the Module super call).
+    private LinkEndpoint a;
+    private LinkEndpoint b;
+    private LinkDirection aToB;
+    private LinkDirection bToA;
+    private FrameTap[] taps = new FrameTap[0];
+
+    /** A cable between two endpoints. */
+    public static EthernetLink cable(Simulator sim, String name, Config config) {
+        return new EthernetLink(sim, name, config, false);
+    }
+
+    /** A cable between two endpoints, as a child of {@code parent}. */
+    public static EthernetLink cable(Module parent, String name, Config config) {
+        return new EthernetLink(parent, name, config, false);
+    }
+
+    /** One endpoint whose transmit line comes back to its own receiver. */
+    public static EthernetLink loopback(Simulator sim, String name, Config config) {
+        return new EthernetLink(sim, name, config, true);
+    }
+
+    /** One endpoint whose transmit line comes back to its own receiver, as a child of {@code parent}. */
+    public static EthernetLink loopback(Module parent, String name, Config config) {
+        return new EthernetLink(parent, name, config, true);
+    }
+
+    private EthernetLink(Simulator sim, String name, Config config, boolean loopback) {
+        super(sim, name);
+        this.config = Objects.requireNonNull(config, "config");
+        wire(loopback);
+    }
+
+    private EthernetLink(Module parent, String name, Config config, boolean loopback) {
+        super(parent, name);
+        this.config = Objects.requireNonNull(config, "config");
+        wire(loopback);
+    }
+
+    private void wire(boolean loopback) {
+        this.a = new LinkEndpoint(this, "a", config.buffersPerEndpoint());
+        if (loopback) {
+            this.b = null;
+            this.aToB = new LinkDirection(this, "loop", a, a);
+            this.bToA = null;
+            a.outgoing = aToB;
+            a.incoming = aToB;
+        } else {
+            this.b = new LinkEndpoint(this, "b", config.buffersPerEndpoint());
+            this.aToB = new LinkDirection(this, "aToB", a, b);
+            this.bToA = new LinkDirection(this, "bToA", b, a);
+            a.outgoing = aToB;
+            b.incoming = aToB;
+            b.outgoing = bToA;
+            a.incoming = bToA;
+        }
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    public int rateGbps() {
+        return config.rateGbps();
+    }
+
+    public long propagationPs() {
+        return config.propagationPs();
+    }
+
+    public boolean isLoopback() {
+        return b == null;
+    }
+
+    public LinkEndpoint a() {
+        return a;
+    }
+
+    /** The second endpoint; a loopback has none. */
+    public LinkEndpoint b() {
+        if (b == null) {
+            throw new IllegalStateException(fullName() + " is a loopback: it has only endpoint a");
+        }
+        return b;
+    }
+
+    /** Direction a to b; in a loopback, the single direction from a back to a. */
+    public LinkDirection aToB() {
+        return aToB;
+    }
+
+    public LinkDirection bToA() {
+        if (bToA == null) {
+            throw new IllegalStateException(fullName() + " is a loopback: it has only one direction, aToB()");
+        }
+        return bToA;
+    }
+
+    /** Adds an observer of every frame put on either line. */
+    public void addTap(FrameTap tap) {
+        Objects.requireNonNull(tap, "tap");
+        taps = Arrays.copyOf(taps, taps.length + 1);
+        taps[taps.length - 1] = tap;
+    }
+
+    void tap(long timePs, byte[] data, int length) {
+        for (FrameTap t : taps) {
+            t.frame(timePs, data, length);
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.rdmasim.adapter.wire;
+
+import dev.rdmasim.kernel.InvariantViolation;
+
+/**
+ * One pooled Ethernet frame buffer (without preamble and FCS), owned by the {@link LinkEndpoint} that
+ * sends it. Life cycle: {@link LinkEndpoint#acquire()} hands it to the sender, which fills
+ * {@link #data()} (e.g. with {@link RoceWriter}), sets {@link #length(int)} and calls
+ * {@link LinkEndpoint#send}; the link serializes it and offers it to the far end's receiver, which
+ * calls {@link #release()} when done with the bytes. The buffer then returns to its sender's pool.
+ */
+public final class Frame {
+    /** Bytes a frame buffer holds: the largest frame {@link RoceWriter} builds (4096-byte MTU). */
+    public static final int CAPACITY = RoceLayout.MAX_FRAME;
+
+    static final int FREE = 0;
+    static final int HELD_BY_SENDER = 1;
+    static final int QUEUED = 2;
+    static final int ON_WIRE = 3;
+    static final int HELD_BY_RECEIVER = 4;
+
+    static final int FAULT_NONE = 0;
+    static final int FAULT_DROP = 1;
+    static final int FAULT_CORRUPT = 2;
+
+    private final byte[] data = new byte[CAPACITY];
+    final LinkEndpoint pool;
+    final int id;
+    int state = FREE;
+    private int length;
+    long txStartPs;
+    long arrivalPs;
+    long sequence;
+    int fault;
+    int corruptBit;
+
+    Frame(LinkEndpoint pool, int id) {
+        this.pool = pool;
+        this.id = id;
+    }
+
+    /** The frame bytes, starting with the destination MAC at index 0. */
+    public byte[] data() {
+        return data;
+    }
+
+    public int length() {
+        return length;
+    }
+
+    /** Sets the frame length (Ethernet header through ICRC and any padding, no FCS); only while the sender holds it. */
+    public Frame length(int n) {
+        if (state != HELD_BY_SENDER) {
+            throw new IllegalStateException("frame " + this + " can only be resized by its sender before send()");
+        }
+        if (n < RoceLayout.ETH_HEADER || n > CAPACITY) {
+            throw new IllegalArgumentException("frame length " + n + " outside " + RoceLayout.ETH_HEADER + ".." + CAPACITY);
+        }
+        length = n;
+        return this;
+    }
+
+    /** Simulated time the first preamble bit went on the line. */
+    public long txStartPs() {
+        return txStartPs;
+    }
+
+    /** Simulated time the frame reached the far end (end of its line slot plus propagation). */
+    public long arrivalPs() {
+        return arrivalPs;
+    }
+
+    /** Position of this frame in its direction's transmit order, from 0. */
+    public long sequence() {
+        return sequence;
+    }
+
+    /** Returns the buffer to its sender's pool; by the receiver after delivery, or by a sender that will not send it. */
+    public void release() {
+        if (state != HELD_BY_RECEIVER && state != HELD_BY_SENDER) {
+            throw new IllegalStateException("frame " + this + " released while " + stateName()
+                    + " (double release, or release before delivery)");
+        }
+        pool.recycle(this);
+    }
+
+    void moveTo(int expected, int next) {
+        if (state != expected) { // not InvariantViolation.check: its message would be built on every call
+            throw new InvariantViolation("frame " + this + " is " + stateName() + ", expected state " + expected);
+        }
+        state = next;
+    }
+
+    String stateName() {
+        return switch (state) {
+            case FREE -> "free";
+            case HELD_BY_SENDER -> "held by its sender";
+            case QUEUED -> "queued for transmission";
+            case ON_WIRE -> "on the wire";
+            default -> "held by the receiver";
+        };
+    }
+
+    void clearForSender() {
+        length = 0;
+        fault = FAULT_NONE;
+        corruptBit = -1;
+    }
+
+    @Override
+    public String toString() {
+        return pool.fullName() + ".frame[" + id + "]";
+    }
+}

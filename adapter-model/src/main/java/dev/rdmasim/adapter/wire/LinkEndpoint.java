@@ -1,0 +1,156 @@
+package dev.rdmasim.adapter.wire;
+
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.kernel.tlm.Acceptor;
+import dev.rdmasim.kernel.wave.Signal;
+import java.util.Objects;
+
+/**
+ * One end of an {@link EthernetLink}, where an adapter's MAC attaches. It owns the pool of frame
+ * buffers this end sends from: a buffer is busy from {@link #acquire()} until the far receiver
+ * {@link Frame#release() releases} it, so the pool bounds this end's queued, in-flight and
+ * not-yet-consumed frames together. An empty pool is visible backpressure: {@link #acquire()} returns
+ * null and the callback given to {@link #onBufferFree} runs (in its own event) once a buffer returns.
+ *
+ * <p>Received frames go to the {@link Acceptor} given to {@link #connectReceiver}. A receiver that
+ * refuses a frame owes a {@link #retryDelivery()}; until then the frame waits at the end of the line
+ * and the whole incoming direction stalls (see {@link LinkDirection}).
+ */
+public final class LinkEndpoint extends Module {
+    private final Frame[] all;
+    private final Frame[] free;
+    private int freeCount;
+    private final int poolSize;
+    private final Event bufferRetryEvent;
+    private final Counter acquireRefusals;
+    private final TimeAverage inUse;
+    private final Signal inUseSignal;
+    private Runnable bufferRetry;
+    private boolean senderWaiting;
+    private Acceptor<Frame> receiver;
+    LinkDirection outgoing;
+    LinkDirection incoming;
+
+    LinkEndpoint(EthernetLink link, String name, int poolSize) {
+        super(link, name);
+        this.poolSize = poolSize;
+        this.all = new Frame[poolSize];
+        this.free = new Frame[poolSize];
+        for (int i = poolSize - 1; i >= 0; i--) {
+            all[i] = new Frame(this, i);
+            free[freeCount++] = all[i];
+        }
+        this.bufferRetryEvent = sim().event(fullName() + ".bufferRetry", this::fireBufferRetry);
+        this.acquireRefusals = stats().counter("acquireRefusals", "calls", "acquire() calls refused because every frame buffer was busy");
+        this.inUse = stats().timeAverage("buffersInUse", "frames", "frame buffers acquired and not yet released");
+        this.inUseSignal = signal("buffersInUse", 16);
+    }
+
+    /** A free frame buffer (length 0) for the sender, or null when all are busy (then {@link #onBufferFree} will fire). */
+    public Frame acquire() {
+        if (freeCount == 0) {
+            senderWaiting = true;
+            acquireRefusals.inc();
+            return null;
+        }
+        Frame f = free[--freeCount];
+        free[freeCount] = null;
+        f.moveTo(Frame.FREE, Frame.HELD_BY_SENDER);
+        f.clearForSender();
+        levelChanged();
+        return f;
+    }
+
+    /** Queues a filled frame for transmission; the frame must come from this endpoint's {@link #acquire()}. */
+    public void send(Frame f) {
+        if (f.pool != this) {
+            throw new IllegalArgumentException("frame " + f + " belongs to " + f.pool.fullName() + ", not " + fullName());
+        }
+        if (f.state != Frame.HELD_BY_SENDER) {
+            throw new IllegalStateException("frame " + f + " sent while " + f.stateName());
+        }
+        if (f.length() < RoceLayout.ETH_HEADER) {
+            throw new IllegalStateException("frame " + f + " sent with length " + f.length() + "; set length() first");
+        }
+        outgoing.enqueue(f);
+    }
+
+    /** Sets the sender's retry: run, from its own event, when a buffer frees up after a refused {@link #acquire()}. */
+    public void onBufferFree(Runnable retry) {
+        this.bufferRetry = Objects.requireNonNull(retry, "retry");
+    }
+
+    /** Sets who receives the frames arriving at this end; it returns false to refuse (stall) a frame. */
+    public void connectReceiver(Acceptor<Frame> acceptor) {
+        if (receiver != null) {
+            throw new IllegalStateException(fullName() + " already has a receiver");
+        }
+        this.receiver = Objects.requireNonNull(acceptor, "acceptor");
+    }
+
+    /** Called by a receiver that refused a frame and can now take it; the offer is repeated in a new event. */
+    public void retryDelivery() {
+        incoming.retry();
+    }
+
+    /** Frames sent from this end travel on this direction. */
+    public LinkDirection outgoing() {
+        return outgoing;
+    }
+
+    /** Frames received at this end travel on this direction. */
+    public LinkDirection incoming() {
+        return incoming;
+    }
+
+    public int bufferCount() {
+        return poolSize;
+    }
+
+    public int freeBuffers() {
+        return freeCount;
+    }
+
+    boolean offer(Frame f) {
+        if (receiver == null) {
+            throw new IllegalStateException("frame arrived at " + fullName() + " which has no receiver; call connectReceiver()");
+        }
+        return receiver.accept(f);
+    }
+
+    void recycle(Frame f) {
+        f.state = Frame.FREE;
+        free[freeCount++] = f;
+        levelChanged();
+        if (senderWaiting && bufferRetry != null && !bufferRetryEvent.scheduled()) {
+            bufferRetryEvent.scheduleIn(0);
+        }
+    }
+
+    private void fireBufferRetry() {
+        senderWaiting = false;
+        bufferRetry.run();
+    }
+
+    private void levelChanged() {
+        int used = poolSize - freeCount;
+        inUse.set(used);
+        inUseSignal.set(used);
+    }
+
+    /** Every buffer back to the pool, including frames a receiver still held. */
+    @Override
+    protected void onReset() {
+        bufferRetryEvent.cancel();
+        senderWaiting = false;
+        freeCount = 0;
+        for (int i = poolSize - 1; i >= 0; i--) {
+            all[i].state = Frame.FREE;
+            free[freeCount++] = all[i];
+        }
+        levelChanged();
+    }
+}
