@@ -333,6 +333,22 @@ class SendWqeTest {
     }
 
     @Test
+    void dsReachingPastTheBufferOrRingIsOverLimitNotAnException() {
+        byte[] bf = new byte[64];
+        new SendWqeBuilder(bf, 0, 0).begin(0, WqeOpcode.SEND, 1, 0, 0).data(0, 1, 1).finish();
+        ControlSegment.putDs(bf, 0, 63);
+        SendWqeParser p = new SendWqeParser(63);
+        assertThat(p.parse(bf, 0)).isEqualTo(CqeSyndrome.LOCAL_QP_OP);
+        assertThat(p.error()).isEqualTo(WqeError.DS_OVER_LIMIT);
+        assertThat(p.parse(bf, 0, 64, 0, -1, -1)).isEqualTo(CqeSyndrome.LOCAL_QP_OP);
+        assertThat(p.error()).isEqualTo(WqeError.DS_OVER_LIMIT);
+        ControlSegment.putDs(bf, 0, 4); // exactly the buffer
+        DataSegments.writeData(bf, 32, 0, 1, 1);
+        DataSegments.writeData(bf, 48, 0, 1, 1);
+        assertThat(p.parse(bf, 0)).isZero();
+    }
+
+    @Test
     void inlineLengthInconsistentWithDs() {
         builder.begin(0, WqeOpcode.SEND, QPN, 0, 0).inlineData(new byte[20], 0, 20).finish(); // ds 3
         DataSegments.writeInlineHeader(ring, 16, 12); // needs ds 2
