@@ -189,9 +189,13 @@ public final class Parameter<T extends Comparable<T>> {
             return this;
         }
 
-        @SafeVarargs
-        final Builder<T> oneOf(T... values) {
-            this.choices = List.of(values);
+        /** The allowed values, written as the type parses them. */
+        Builder<T> oneOf(String... texts) {
+            List<T> parsed = new java.util.ArrayList<>();
+            for (String t : texts) {
+                parsed.add(type.parse(t));
+            }
+            this.choices = parsed;
             return this;
         }
 

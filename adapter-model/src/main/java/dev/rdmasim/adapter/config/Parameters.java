@@ -13,7 +13,7 @@ import java.util.Map;
  * user YAML files and command lines use them.
  */
 public final class Parameters {
-    // Sources, cited in docs/profiles.md; hardware.md is docs/reference material shared by the project.
+    // Sources, cited in docs/profiles.md.
     private static final String PCIE_SPEC = "PCIe base spec";
     private static final String PCIE_BENCH = "Neugebauer et al., SIGCOMM 2018 (pcie-bench)";
     private static final String KALIA = "Kalia et al., USENIX ATC 2016";
@@ -82,7 +82,7 @@ public final class Parameters {
     public static final Parameter<Long> NIC_BLUEFLAME_BYTES = add(bytes("nic.blueflameBytes", "256B")
             .range("64B", "2KiB").multipleOf(64)
             .doc("Size of one BlueFlame register half; both halves must fit the 4 KiB doorbell page")
-            .src("hardware.md sec 1 (mlx5 BlueFlame register half, typically 256 B)"));
+            .src("rdma-core mlx5 BlueFlame: register half of 256 B"));
     public static final Parameter<Long> NIC_MAX_OUTSTANDING_PER_QP = add(integer("nic.maxOutstandingPerQp", "512")
             .range("1", "65536").doc("WQEs of one QP in execution at once (fetched, not yet completed)")
             .src(KALIA + ": best outbound concurrency 512 per QP on Connect-IB"));
@@ -160,7 +160,7 @@ public final class Parameters {
     // ---- RC transport ----
     public static final Parameter<Long> TRANSPORT_MAX_UNACKED_PSNS = add(integer("transport.maxUnackedPsns", "128")
             .range("1", "8388608").doc("Packets a requester may have sent and not yet seen acknowledged")
-            .src("hardware.md sec 4 (Linux rxe, ~128)"));
+            .src("Linux rxe requester (about 128)"));
     public static final Parameter<Long> TRANSPORT_ACK_TIMEOUT = add(time("transport.ackTimeout", "67108.864us")
             .range("1ns", "1000s").doc("Retransmit timer of a requester waiting for an ACK")
             .src(IBTA + ": 4.096 us x 2^14 (timeout code 14)"));

@@ -100,6 +100,7 @@ public final class Profile {
 
     /** A new profile with one value changed, typed. */
     public <T extends Comparable<T>> Profile with(Parameter<T> p, T value) {
+        Objects.requireNonNull(value, p.key());
         p.checkOrThrow(value, p.format(value));
         Object[] v = values.clone();
         v[p.index()] = value;

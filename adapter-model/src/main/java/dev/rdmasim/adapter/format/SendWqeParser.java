@@ -8,9 +8,10 @@ package dev.rdmasim.adapter.format;
  * write the error CQE with the WQE's counter.
  *
  * <p>Checks, in order: opcode known; fence mode defined; QPN and WQE index as expected; 1 <= ds <= the
- * QP's max ds; per opcode: ds at least control (+ remote address); inline not on READ; inline length
- * <= max inline and align16(4 + length) filling ds exactly; no mixing of inline and pointers; SGE count
- * <= max SGE; no zero-length SGE; total below 2^31; UMR ds matching its page count.
+ * QP's max ds and within the buffer (linear) or ring; per opcode: ds at least control (+ remote
+ * address); inline not on READ; inline length <= max inline and align16(4 + length) filling ds
+ * exactly; no mixing of inline and pointers; SGE count <= max SGE; no zero-length SGE; total below
+ * 2^31; UMR ds matching its page count.
  */
 public final class SendWqeParser {
     private final ScatterList sges;
@@ -132,7 +133,9 @@ public final class SendWqeParser {
         if (ds == 0) {
             return WqeError.DS_TOO_SMALL;
         }
-        if (ds > maxDs) {
+        // Guest bytes must never make the parser read outside the fetched WQE or the ring.
+        long span = (long) ds * DataSegments.SEGMENT;
+        if (ds > maxDs || (mask == Integer.MAX_VALUE ? base + start + span > buf.length : span > mask + 1L)) {
             return WqeError.DS_OVER_LIMIT;
         }
         switch (opcode) {

@@ -45,6 +45,23 @@ class SendWqeTest {
         assertThat(ring[32]).isEqualTo((byte) 0x5a); // nothing written past ds
     }
 
+    /** The worked example of docs/formats.md, byte for byte. */
+    @Test
+    void documentedInlineWriteExample() {
+        byte[] ring = new byte[8 * 64];
+        SendWqeBuilder b = new SendWqeBuilder(ring, 0, 3);
+        byte[] payload = {1, 2, 3, 4, 5, 6, 7, 8};
+        assertThat(b.begin(5, WqeOpcode.RDMA_WRITE, 0x123, ControlSegment.flagsForNdk(false, false, false), 0)
+            .remoteAddress(0x00007f0000001000L, 0x1234).inlineData(payload, 0, 8).finish()).isEqualTo(1);
+        assertThat(bytes(ring, 5 * 64, 48)).containsExactly(
+            0x00, 0x00, 0x05, 0x08, 0x00, 0x01, 0x23, 0x03, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00,
+            0x00, 0x00, 0x7f, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00,
+            0x80, 0x00, 0x00, 0x08, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x00, 0x00, 0x00, 0x00);
+        assertThat(Doorbells.sqDoorbell(ring, b.lastCtrlOffset())).isEqualTo(0x0000050800012303L);
+        assertThat(ControlSegment.flagsForNdk(true, true, true))
+            .isEqualTo(ControlSegment.FENCE_READ | ControlSegment.FLAG_SOLICITED);
+    }
+
     @ParameterizedTest
     @CsvSource({"0,1", "28,1", "29,2", "92,2", "93,3", "156,3", "157,4", "220,4", "221,5"})
     void inlineWriteSizeGivesTheBasicBlockCountOfHardwareMd(int inlineBytes, int expectedBbs) {
@@ -313,6 +330,22 @@ class SendWqeTest {
         sendWithSges(1);
         ControlSegment.putDs(ring, 0, 9);
         expect(CqeSyndrome.LOCAL_QP_OP, WqeError.DS_OVER_LIMIT);
+    }
+
+    @Test
+    void dsReachingPastTheBufferOrRingIsOverLimitNotAnException() {
+        byte[] bf = new byte[64];
+        new SendWqeBuilder(bf, 0, 0).begin(0, WqeOpcode.SEND, 1, 0, 0).data(0, 1, 1).finish();
+        ControlSegment.putDs(bf, 0, 63);
+        SendWqeParser p = new SendWqeParser(63);
+        assertThat(p.parse(bf, 0)).isEqualTo(CqeSyndrome.LOCAL_QP_OP);
+        assertThat(p.error()).isEqualTo(WqeError.DS_OVER_LIMIT);
+        assertThat(p.parse(bf, 0, 64, 0, -1, -1)).isEqualTo(CqeSyndrome.LOCAL_QP_OP);
+        assertThat(p.error()).isEqualTo(WqeError.DS_OVER_LIMIT);
+        ControlSegment.putDs(bf, 0, 4); // exactly the buffer
+        DataSegments.writeData(bf, 32, 0, 1, 1);
+        DataSegments.writeData(bf, 48, 0, 1, 1);
+        assertThat(p.parse(bf, 0)).isZero();
     }
 
     @Test
