@@ -60,16 +60,7 @@ class PcapWriterTest {
             return true;
         });
         RoceWriter w = new RoceWriter();
-        int[] sent = {0};
-        Runnable pump = () -> {
-            Frame f;
-            while (sent[0] < 100 && (f = link.a().acquire()) != null) {
-                EthernetLinkTest.fill(f, w, sent[0]++, 1000);
-                link.a().send(f);
-            }
-        };
-        link.a().onBufferFree(pump);
-        pump.run();
+        Pump.start(link.a(), 100, (f, i) -> EthernetLinkTest.fill(f, w, i, 1000));
         sim.run();
         pcap.close();
         long records = 100 + link.aToB().framesDelivered();
