@@ -68,17 +68,12 @@ class EthernetLinkTest {
         Simulator sim = new Simulator(1);
         EthernetLink link = EthernetLink.cable(sim, "link", new EthernetLink.Config(100, 0, 4));
         LongArrayList arrivals = new LongArrayList();
-        link.b().connectReceiver(f -> arrivals.add(sim.now()) && release(f));
+        link.b().connectReceiver(f -> arrivals.add(sim.now()) && Pump.consume(f));
         Frame f = link.a().acquire();
         f.length(20);
         link.a().send(f);
         sim.run();
         assertThat(arrivals.get(0)).isEqualTo((8 + 60 + 4 + 12) * 80L);
-    }
-
-    private static boolean release(Frame f) {
-        f.release();
-        return true;
     }
 
     @ParameterizedTest
@@ -100,16 +95,7 @@ class EthernetLinkTest {
             f.release();
             return true;
         });
-        int[] sent = {0};
-        Runnable pump = () -> {
-            Frame f;
-            while (sent[0] < frames && (f = link.a().acquire()) != null) {
-                f.length(Math.min(sizes[sent[0]++], Frame.CAPACITY));
-                link.a().send(f);
-            }
-        };
-        link.a().onBufferFree(pump);
-        pump.run();
+        Pump.start(link.a(), frames, (f, i) -> f.length(Math.min(sizes[i], Frame.CAPACITY)));
         sim.run();
         assertThat(received[0]).isEqualTo(frames);
         // The pool keeps the transmit queue non-empty, so the line never idles: slot k ends at the total wire time.
@@ -132,7 +118,7 @@ class EthernetLinkTest {
         LongArrayList arrivals = new LongArrayList();
         LongArrayList taps = new LongArrayList();
         link.addTap((t, d, n) -> taps.add(t));
-        link.b().connectReceiver(f -> arrivals.add(sim.now()) && release(f));
+        link.b().connectReceiver(f -> arrivals.add(sim.now()) && Pump.consume(f));
         long[] sendAt = {0, 100_000, 100_001, 5_000_000};
         for (long t : sendAt) {
             sim.event("send" + t, () -> {
@@ -206,16 +192,7 @@ class EthernetLinkTest {
             return true;
         });
         RoceWriter w = new RoceWriter();
-        int[] sent = {0};
-        Runnable pump = () -> {
-            Frame f;
-            while (sent[0] < Outcome.FRAMES && (f = link.a().acquire()) != null) {
-                fill(f, w, sent[0]++, sent[0] % 300);
-                link.a().send(f);
-            }
-        };
-        link.a().onBufferFree(pump);
-        pump.run();
+        Pump.start(link.a(), Outcome.FRAMES, (f, i) -> fill(f, w, i, i % 300));
         sim.run();
         while (expect[0] < Outcome.FRAMES) {
             out.dropped.add(expect[0]++);
@@ -264,16 +241,7 @@ class EthernetLinkTest {
             f.release();
             return true;
         });
-        int[] sent = {0};
-        Runnable pump = () -> {
-            Frame f;
-            while (sent[0] < frames && (f = link.a().acquire()) != null) {
-                fill(f, w, sent[0]++, rnd.nextInt(2000));
-                link.a().send(f);
-            }
-        };
-        link.a().onBufferFree(pump);
-        pump.run();
+        Pump.start(link.a(), frames, (f, i) -> fill(f, w, i, rnd.nextInt(2000)));
         sim.run();
         assertThat(next[0]).isEqualTo(frames);
         assertThat(link.aToB().refusals()).isGreaterThan(100);
@@ -326,7 +294,7 @@ class EthernetLinkTest {
         Simulator sim = new Simulator(1);
         EthernetLink link = EthernetLink.loopback(sim, "lo", new EthernetLink.Config(200, 0, 2));
         LongArrayList got = new LongArrayList();
-        link.a().connectReceiver(f -> got.add(f.sequence()) && release(f));
+        link.a().connectReceiver(f -> got.add(f.sequence()) && Pump.consume(f));
         for (int i = 0; i < 2; i++) {
             Frame f = link.a().acquire();
             f.length(500);
@@ -384,16 +352,7 @@ class EthernetLinkTest {
             return true;
         });
         RoceWriter w = new RoceWriter();
-        int[] sent = {0};
-        Runnable pump = () -> {
-            Frame f;
-            while ((f = link.a().acquire()) != null) {
-                fill(f, w, sent[0]++, 256);
-                link.a().send(f);
-            }
-        };
-        link.a().onBufferFree(pump);
-        pump.run();
+        int[] sent = Pump.start(link.a(), Integer.MAX_VALUE, (f, i) -> fill(f, w, i, 256));
         sim.runUntil(20_000_000);
         long before = mx.getCurrentThreadAllocatedBytes();
         sim.runUntil(200_000_000);
