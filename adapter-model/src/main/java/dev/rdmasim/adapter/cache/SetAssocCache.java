@@ -143,6 +143,23 @@ public final class SetAssocCache extends Module {
         return keys[slot];
     }
 
+    /** The slot of a key known to be valid, without counting a lookup; fails loudly otherwise. */
+    public int lookupQuiet(long key) {
+        int base = setOf(key) * ways;
+        for (int s = base; s < base + ways; s++) {
+            if (state[s] == VALID && keys[s] == key) {
+                return s;
+            }
+        }
+        throw new InvariantViolation(fullName() + ": key " + key + " is not resident");
+    }
+
+    /** Gives up a line allocated by a miss whose fill could not be started. */
+    public void abandon(int slot) {
+        InvariantViolation.check(state[slot] == FILLING, fullName() + ": abandon of slot " + slot + " which is not filling");
+        state[slot] = INVALID;
+    }
+
     /** Marks a filling line valid. */
     public void fill(int slot) {
         InvariantViolation.check(state[slot] == FILLING,

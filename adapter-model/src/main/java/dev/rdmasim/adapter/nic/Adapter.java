@@ -1,0 +1,626 @@
+package dev.rdmasim.adapter.nic;
+
+import static dev.rdmasim.adapter.config.Parameters.*;
+
+import dev.rdmasim.adapter.cache.SetAssocCache;
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.format.BigEndian;
+import dev.rdmasim.adapter.format.ControlSegment;
+import dev.rdmasim.adapter.format.Doorbells;
+import dev.rdmasim.adapter.format.Eqe;
+import dev.rdmasim.adapter.format.SendWqeBuilder;
+import dev.rdmasim.adapter.format.SendWqeParser;
+import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.adapter.pcie.DmaCallback;
+import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaRequest;
+import dev.rdmasim.adapter.pcie.HostBridge;
+import dev.rdmasim.adapter.pcie.MmioTarget;
+import dev.rdmasim.adapter.pcie.PcieConfig;
+import dev.rdmasim.adapter.pcie.PcieLink;
+import dev.rdmasim.adapter.wire.LinkEndpoint;
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.hw.ClockDomain;
+import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
+import java.util.ArrayList;
+import java.util.List;
+import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
+
+/**
+ * A RoCEv2 RDMA adapter: the top of the block hierarchy and the owner of the per-QP and per-CQ
+ * state. In pipeline order its blocks are: the PCIe link with the DMA engine ({@code pcie}), the
+ * doorbell unit and WQE fetch engine (this class), the key unit ({@code keys}), the transmitter
+ * ({@code tx}), the wire port, the receiver ({@code rx}) and the CQE writer ({@code cqe}).
+ *
+ * <p>The driver side talks to it only as hardware is talked to: bytes in host memory (rings,
+ * doorbell records, buffers) and MMIO writes through {@link #host()}. Object creation goes through
+ * {@link #command} methods that stand for the firmware command interface: they write context
+ * memory and take effect after the profile's firmware latency.
+ *
+ * <p>Doorbell page layout (one 4 KiB page per QP, page index = QP number): offset 0x20 CQ arm
+ * (8 bytes: arm word, CQ number), 0x800 and 0x800 + BlueFlame size the two BlueFlame halves; an
+ * 8-byte write there is a plain doorbell.
+ */
+public final class Adapter extends Module implements MmioTarget, DmaCallback {
+    public static final int QP_CONTEXT_BYTES = 256;
+    public static final int CQ_CONTEXT_BYTES = 64;
+    static final int PAGE = 4096;
+
+    final Profile profile;
+    final ClockDomain clock;
+    final HostMemory memory;
+    final PcieLink pcie;
+    final long mac;
+    final int ip;
+    final int mtu;
+    final KeyUnit keys;
+    final Transmitter tx;
+    final Receiver rx;
+    final CqeWriter cqe;
+    private final IntObjectHashMap<Qp> qps = new IntObjectHashMap<>();
+    private final IntObjectHashMap<Cq> cqs = new IntObjectHashMap<>();
+    private final long contextBase;
+    private final int maxQps;
+    private final int maxCqs;
+    private final List<LifecycleListener> listeners = new ArrayList<>();
+
+    // Event queue 0 (one per adapter), set up by the driver.
+    private long eqBase;
+    private int eqLogSize;
+    private long eqProducer;
+
+    // WQE fetch engine.
+    private final IntRing fetchQueue;
+    private final SetAssocCache qpcCache;
+    private final DmaChannel fetchChannel;
+    private final DmaRequest[] fetchReads;
+    private final int[] fetchQpn;
+    private final int fetchMaxBbs;
+    private final int parseCycles;
+    private final int bfBytes;
+    private final int outstandingPerQp;
+    private final Busy fetchBusy;
+    private final Event fetchStep;
+    private final IntRing parseQueue;
+    private final Event parseStep;
+    private final Busy parseBusy;
+    private final SendWqeParser parser;
+    private boolean fetchSubmitBlocked;
+    private int blockedFetch = -1;
+    private final Counter doorbells;
+    private final Counter blueflames;
+    private final Counter wqeFetches;
+    private final Counter wqesParsed;
+    private final Counter badWqes;
+
+    public Adapter(Simulator sim, String name, Profile profile, HostMemory memory, long mac, int ip) {
+        super(sim, name);
+        this.profile = profile;
+        this.memory = memory;
+        this.mac = mac;
+        this.ip = ip;
+        this.mtu = profile.getInt(LINK_MTU);
+        clock = ClockDomain.ofFrequency(sim, name + ".clk", profile.getLong(NIC_CLOCK));
+        PcieConfig pc = new PcieConfig(profile.getInt(PCIE_GEN), profile.getInt(PCIE_LANES), profile.getInt(PCIE_MPS),
+                profile.getInt(PCIE_MRRS), profile.getInt(PCIE_RCB), profile.getBoolean(PCIE_RCB_CHUNKS),
+                profile.getBoolean(PCIE_ADDR64), profile.getBoolean(PCIE_ECRC), profile.getInt(PCIE_READ_TAGS),
+                profile.getLong(PCIE_HOST_READ_LATENCY), profile.getLong(PCIE_LINK_LATENCY),
+                profile.getInt(PCIE_ACK_LIMIT), profile.getInt(PCIE_FC_UPDATE_LIMIT), 16, 32,
+                profile.getLong(PCIE_MSIX_ADDRESS), 0x1000);
+        pcie = new PcieLink(this, "pcie", pc, memory);
+        pcie.dma().setMmioTarget(this);
+        maxQps = profile.getInt(NIC_MAX_QPS);
+        maxCqs = profile.getInt(NIC_MAX_CQS);
+        int maxMrs = profile.getInt(NIC_MAX_MRS);
+        // Adapter-owned context memory, carved from the host's memory like a driver's firmware pages.
+        long ctxBytes = (long) maxQps * QP_CONTEXT_BYTES + (long) maxCqs * CQ_CONTEXT_BYTES
+                + (long) maxMrs * KeyUnit.CONTEXT_BYTES;
+        contextBase = memory.allocate(ctxBytes, PAGE);
+        int readQueue = profile.getInt(NIC_DMA_READ_QUEUE);
+        int writeQueue = profile.getInt(NIC_DMA_WRITE_QUEUE);
+        fetchChannel = pcie.dma().addChannel("wqeFetch", readQueue);
+        keys = new KeyUnit(this, memory, contextBase + (long) maxQps * QP_CONTEXT_BYTES + (long) maxCqs * CQ_CONTEXT_BYTES,
+                maxMrs, profile.getInt(NIC_MKEY_CACHE_ENTRIES), profile.getInt(NIC_MKEY_CACHE_WAYS),
+                profile.getInt(NIC_MTT_CACHE_ENTRIES), profile.getInt(NIC_MTT_CACHE_WAYS),
+                pcie.dma().addChannel("keyFill", readQueue), 16);
+        qpcCache = new SetAssocCache(this, "qpcCache", profile.getInt(NIC_QPC_CACHE_ENTRIES),
+                profile.getInt(NIC_QPC_CACHE_WAYS), QP_CONTEXT_BYTES);
+        fetchMaxBbs = Math.max(1, profile.getInt(NIC_WQE_FETCH_MAX_BYTES) / SendWqeBuilder.BB);
+        parseCycles = profile.getInt(NIC_WQE_PARSE_CYCLES);
+        bfBytes = profile.getInt(NIC_BLUEFLAME_BYTES);
+        outstandingPerQp = profile.getInt(NIC_MAX_OUTSTANDING_PER_QP);
+        int slots = profile.getInt(NIC_SCHEDULER_QP_SLOTS);
+        fetchQueue = new IntRing(maxQps);
+        parseQueue = new IntRing(maxQps);
+        fetchReads = new DmaRequest[slots];
+        fetchQpn = new int[slots];
+        for (int i = 0; i < slots; i++) {
+            fetchReads[i] = new DmaRequest();
+            fetchQpn[i] = -1;
+        }
+        fetchBusy = new Busy(this, clock, signal("fetchBusy", 1));
+        parseBusy = new Busy(new Module(this, "parse") {
+        }, clock, signal("parseBusy", 1));
+        fetchStep = sim.event(name + ".fetch", this::fetchOne);
+        parseStep = sim.event(name + ".parse", this::parseOne);
+        fetchChannel.setRetry(this::onFetchRetry);
+        parser = new SendWqeParser(Math.max(1, Math.min(63, profile.getInt(NDK_MAX_INITIATOR_REQUEST_SGE))));
+        doorbells = stats().counter("doorbells", "MMIOs", "8-byte send doorbells received");
+        blueflames = stats().counter("blueflames", "WQEs", "WQEs received whole by BlueFlame (no fetch)");
+        wqeFetches = stats().counter("wqeFetches", "reads", "DMA reads of send-ring basic blocks");
+        wqesParsed = stats().counter("wqesParsed", "WQEs", "send WQEs parsed");
+        badWqes = stats().counter("badWqes", "WQEs", "WQEs that failed validation");
+        int txSlots = 32;
+        cqe = new CqeWriter(this, clock, pcie.dma().addChannel("cqe", writeQueue), pcie.dma().addChannel("event", 16),
+                64, profile.getInt(NIC_CQE_CYCLES), profile.getInt(NIC_CQC_CACHE_ENTRIES), profile.getInt(NIC_CQC_CACHE_WAYS));
+        tx = new Transmitter(this, txSlots, pcie.dma().addChannel("payload", readQueue));
+        rx = new Receiver(this, pcie.dma().addChannel("rxWrite", writeQueue), pcie.dma().addChannel("rqFetch", readQueue));
+        keys.addWaiter(tx::pump);
+        keys.addWaiter(rx::resume);
+    }
+
+    // ---------------------------------------------------------------- host-facing side
+
+    /** The host end of the PCIe link: MMIO writes go here, interrupts come from here. */
+    public HostBridge host() {
+        return pcie.host();
+    }
+
+    public PcieLink pcie() {
+        return pcie;
+    }
+
+    public ClockDomain clock() {
+        return clock;
+    }
+
+    public Profile profile() {
+        return profile;
+    }
+
+    public HostMemory memory() {
+        return memory;
+    }
+
+    /** Attaches the adapter's Ethernet port to one end of a link. */
+    public void attach(LinkEndpoint port) {
+        tx.attach(port);
+        rx.attach(port);
+    }
+
+    public void addLifecycleListener(LifecycleListener l) {
+        listeners.add(l);
+    }
+
+    /** MMIO address (BAR offset) of QP {@code qpn}'s send doorbell / first BlueFlame half. */
+    public static long doorbellOffset(int qpn) {
+        return (long) qpn * PAGE + Doorbells.PAGE_BLUEFLAME;
+    }
+
+    /** MMIO address (BAR offset) of the CQ arm doorbell, in the page of {@code uarPage}. */
+    public static long cqArmOffset(int uarPage) {
+        return (long) uarPage * PAGE + Doorbells.PAGE_CQ_ARM;
+    }
+
+    // ---------------------------------------------------------------- commands (firmware)
+
+    /** Creates a CQ of 2^logSize entries whose ring and doorbell record the driver allocated. */
+    public void createCq(int cqn, long ring, int logSize, long dbRecord) {
+        if (cqn < 0 || cqn >= maxCqs) {
+            throw new IllegalArgumentException("CQ number " + cqn + " outside 0.." + (maxCqs - 1));
+        }
+        if (cqs.containsKey(cqn)) {
+            throw new IllegalArgumentException("CQ " + cqn + " already exists");
+        }
+        Cq cq = new Cq(cqn, ring, logSize, dbRecord);
+        cq.moderationCount = profile.getInt(CQ_MODERATION_COUNT);
+        cq.moderationPeriodPs = profile.getLong(CQ_MODERATION_PERIOD);
+        cqs.put(cqn, cq);
+        byte[] ctx = new byte[CQ_CONTEXT_BYTES];
+        BigEndian.putI64(ctx, 0, ring);
+        BigEndian.putI32(ctx, 8, logSize);
+        BigEndian.putI64(ctx, 16, dbRecord);
+        memory.write(cqContextAddress(cqn), ctx, 0, ctx.length);
+    }
+
+    /** Creates a QP in INIT state. */
+    public void createQp(int qpn, QpConfig cfg) {
+        if (qpn < 1 || qpn >= maxQps) {
+            throw new IllegalArgumentException("QP number " + qpn + " outside 1.." + (maxQps - 1));
+        }
+        if (qps.containsKey(qpn)) {
+            throw new IllegalArgumentException("QP " + qpn + " already exists");
+        }
+        if (!cqs.containsKey(cfg.sendCqn()) || !cqs.containsKey(cfg.recvCqn())) {
+            throw new IllegalArgumentException("QP " + qpn + " names a CQ that does not exist");
+        }
+        Qp qp = new Qp(qpn, cfg, outstandingPerQp, fetchMaxBbs, bfBytes);
+        qp.retransmitTimer = sim().event(fullName() + ".qp" + qpn + ".timer", () -> tx.timeout(qp));
+        qps.put(qpn, qp);
+        byte[] ctx = new byte[QP_CONTEXT_BYTES];
+        BigEndian.putI32(ctx, 0, qpn);
+        BigEndian.putI32(ctx, 4, cfg.pd());
+        BigEndian.putI64(ctx, 8, cfg.sqBase());
+        BigEndian.putI64(ctx, 16, cfg.rqBase());
+        BigEndian.putI64(ctx, 24, cfg.dbRecord());
+        memory.write(qpContextAddress(qpn), ctx, 0, ctx.length);
+    }
+
+    /** Connects a QP to its peer and moves it to ready-to-send (the INIT->RTR->RTS modify sequence). */
+    public void connectQp(int qpn, int remoteQpn, long peerMac, int peerIp, int sendPsn, int expectedPsn) {
+        Qp qp = qp(qpn);
+        qp.remoteQpn = remoteQpn;
+        qp.peerMac = peerMac;
+        qp.peerIp = peerIp;
+        qp.mtu = mtu;
+        qp.nextPsn = sendPsn;
+        qp.unackedPsn = sendPsn;
+        qp.retriesLeft = profile.getInt(TRANSPORT_RETRY_COUNT);
+        qp.rnrRetriesLeft = profile.getInt(TRANSPORT_RNR_RETRY_COUNT);
+        qp.rsp.reset(expectedPsn, qp.rsp.openMessage() == null && (qp.cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_WRITE) != 0,
+                (qp.cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_READ) != 0);
+        qp.state = QpState.READY_TO_SEND;
+    }
+
+    /** Registers a memory region: key context plus translation table the driver filled. */
+    public void registerMemory(int key, int pd, int access, int logPageSize, long va, long length, long mttAddr) {
+        keys.writeContext(key, pd, access, logPageSize, va, length, mttAddr, true);
+    }
+
+    public void deregisterMemory(int key) {
+        keys.writeContext(key, 0, 0, 12, 0, 0, 0, false);
+    }
+
+    /** Sets up event queue 0: a ring of 2^logSize EQEs. */
+    public void createEq(long ring, int logSize) {
+        eqBase = ring;
+        eqLogSize = logSize;
+        eqProducer = 0;
+    }
+
+    public QpState qpState(int qpn) {
+        return qp(qpn).state;
+    }
+
+    // ---------------------------------------------------------------- lookups for blocks
+
+    Qp qp(int qpn) {
+        Qp qp = qps.get(qpn);
+        if (qp == null) {
+            throw new IllegalArgumentException(fullName() + ": no QP " + qpn);
+        }
+        return qp;
+    }
+
+    Qp qpOrNull(int qpn) {
+        return qps.get(qpn);
+    }
+
+    Cq cq(int cqn) {
+        Cq cq = cqs.get(cqn);
+        InvariantViolation.check(cq != null, fullName() + ": no CQ " + cqn);
+        return cq;
+    }
+
+    long qpContextAddress(int qpn) {
+        return contextBase + (long) qpn * QP_CONTEXT_BYTES;
+    }
+
+    long cqContextAddress(int cqn) {
+        return contextBase + (long) maxQps * QP_CONTEXT_BYTES + (long) cqn * CQ_CONTEXT_BYTES;
+    }
+
+    int eqOwnerBit() {
+        return (int) (eqProducer >>> eqLogSize) & 1;
+    }
+
+    long nextEqeAddress() {
+        InvariantViolation.check(eqBase != 0, fullName() + ": an event was raised before the driver created the event queue");
+        long a = eqBase + (eqProducer & ((1L << eqLogSize) - 1)) * Eqe.SIZE;
+        eqProducer++;
+        return a;
+    }
+
+    long msixAddress() {
+        return profile.getLong(PCIE_MSIX_ADDRESS);
+    }
+
+    void cqOverflowed(Cq cq) {
+        for (Qp qp : qps.values()) {
+            if (qp.cfg.sendCqn() == cq.cqn || qp.cfg.recvCqn() == cq.cqn) {
+                qp.state = QpState.ERROR;
+            }
+        }
+    }
+
+    void reportRetired(int qpn, int wqeIndex, int wqeOpcode, long bytes, int syndrome, long[] stamps) {
+        for (int i = 0; i < listeners.size(); i++) {
+            listeners.get(i).retired(name(), qpn, wqeIndex, wqeOpcode, bytes, syndrome, stamps);
+        }
+    }
+
+    // ---------------------------------------------------------------- doorbell unit
+
+    @Override
+    public void mmioWrite(long barOffset, byte[] data, int off, int len) {
+        int page = (int) (barOffset / PAGE);
+        int inPage = (int) (barOffset % PAGE);
+        if (inPage == Doorbells.PAGE_CQ_ARM && len == 8) {
+            long v = BigEndian.i64(data, off);
+            Cq cq = cqs.get(Doorbells.cqArmDoorbellCqn(v));
+            if (cq != null) {
+                int word = Doorbells.cqArmDoorbellWord(v);
+                cq.armed = true;
+                cq.armSolicitedOnly = Doorbells.armCmd(word) == Doorbells.ARM_CMD_SOLICITED;
+                cq.armSequence = Doorbells.armSequence(word);
+            }
+            return;
+        }
+        Qp qp = qps.get(page);
+        if (qp == null || inPage < Doorbells.PAGE_BLUEFLAME || inPage >= Doorbells.PAGE_BLUEFLAME + 2 * bfBytes) {
+            return; // Writes to unmapped doorbell space are dropped, as a device ignores them.
+        }
+        int half = Doorbells.PAGE_BLUEFLAME + ((inPage - Doorbells.PAGE_BLUEFLAME) / bfBytes) * bfBytes;
+        int chunkOff = inPage - half;
+        if (len == Doorbells.MMIO_DOORBELL_SIZE && chunkOff == 0) {
+            long v = BigEndian.i64(data, off);
+            doorbells.inc();
+            int pi = (Doorbells.sqDoorbellWqeIndex(v) + SendWqeBuilder.bbsForDs(Doorbells.sqDoorbellDs(v))) & 0xFFFF;
+            ring(qp, pi);
+            return;
+        }
+        // BlueFlame chunk: collect the WQE; the chunk holding its last byte completes it.
+        System.arraycopy(data, off, qp.bf, chunkOff, len);
+        if (chunkOff == 0) {
+            qp.bfFill = 0;
+        }
+        qp.bfFill += len;
+        int ds = ControlSegment.ds(qp.bf, 0);
+        int bytes = SendWqeBuilder.bbsForDs(ds) * SendWqeBuilder.BB;
+        if (ds > 0 && qp.bfFill >= bytes) {
+            int index = ControlSegment.wqeIndex(qp.bf, 0);
+            int bbs = bytes / SendWqeBuilder.BB;
+            if (index == qp.fetchedBb && !qp.fetchInFlight && index == qp.sqPi
+                    && ((qp.fetchedBb - qp.parsedBb) & 0xFFFF) + bbs <= qp.stagingBbs) {
+                // Nothing older is missing: place the WQE as if fetched and skip the DMA read.
+                blueflames.inc();
+                for (int b = 0; b < bbs; b++) {
+                    int dst = ((index + b) & (qp.stagingBbs - 1)) * SendWqeBuilder.BB;
+                    System.arraycopy(qp.bf, b * SendWqeBuilder.BB, qp.staging, dst, SendWqeBuilder.BB);
+                }
+                qp.sqPi = (index + bbs) & 0xFFFF;
+                qp.fetchedBb = qp.sqPi;
+                stampDoorbell(qp);
+                queueParse(qp);
+            } else {
+                doorbells.inc();
+                ring(qp, (index + bbs) & 0xFFFF);
+            }
+            qp.bfFill = 0;
+        }
+    }
+
+    private long lastDoorbellPs = -1;
+
+    private void stampDoorbell(Qp qp) {
+        lastDoorbellPs = now();
+    }
+
+    private void ring(Qp qp, int pi) {
+        qp.sqPi = pi;
+        lastDoorbellPs = now();
+        queueFetch(qp);
+    }
+
+    private void queueFetch(Qp qp) {
+        if (!qp.inFetchQueue && qp.bbsToFetch() > 0 && !qp.fetchInFlight && qp.state == QpState.READY_TO_SEND) {
+            qp.inFetchQueue = true;
+            fetchQueue.add(qp.qpn);
+            pumpFetch();
+        }
+    }
+
+    // ---------------------------------------------------------------- WQE fetch engine
+
+    private void pumpFetch() {
+        if (!fetchStep.scheduled() && !fetchQueue.isEmpty() && !fetchSubmitBlocked) {
+            fetchStep.schedule(fetchBusy.book(1));
+        }
+    }
+
+    private void fetchOne() {
+        if (fetchQueue.isEmpty()) {
+            fetchBusy.idle();
+            return;
+        }
+        int slot = freeFetchSlot();
+        if (slot < 0) {
+            return; // A completing read frees a slot and pumps again.
+        }
+        Qp qp = qp(fetchQueue.poll());
+        qp.inFetchQueue = false;
+        // The QP's context must be on chip before its ring can be read.
+        int r = qpcCache.lookup(qp.qpn);
+        if (r < 0) {
+            if (r <= -3) {
+                fetchQpn[slot] = qp.qpn;
+                fetchReads[slot].read(qpContextAddress(qp.qpn), qpcCache.line(SetAssocCache.missSlot(r)), 0,
+                        QP_CONTEXT_BYTES, this, encodeCookie(slot, SetAssocCache.missSlot(r), true));
+                qp.waitingForContext = true;
+                submitFetch(slot);
+            } else {
+                // Another fetch is filling this context, or its set is busy: try again after it.
+                qp.inFetchQueue = true;
+                fetchQueue.add(qp.qpn);
+            }
+            pumpFetch();
+            return;
+        }
+        int staged = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
+        int room = Math.min(qp.stagingBbs - staged, qp.wrs.length - qp.wrCount);
+        int n = Math.min(Math.min(qp.bbsToFetch(), fetchMaxBbs), room);
+        int ringBb = qp.fetchedBb & qp.sqMaskBbs();
+        n = Math.min(n, qp.sqMaskBbs() + 1 - ringBb);
+        int stageBb = qp.fetchedBb & (qp.stagingBbs - 1);
+        n = Math.min(n, qp.stagingBbs - stageBb);
+        if (n <= 0) {
+            pumpFetch(); // Ring of in-flight requests is full: retirement requeues the QP.
+            return;
+        }
+        fetchQpn[slot] = qp.qpn;
+        qp.fetchInFlight = true;
+        fetchReads[slot].read(qp.cfg.sqBase() + (long) ringBb * SendWqeBuilder.BB, qp.staging,
+                stageBb * SendWqeBuilder.BB, n * SendWqeBuilder.BB, this, encodeCookie(slot, n, false));
+        wqeFetches.inc();
+        submitFetch(slot);
+        pumpFetch();
+    }
+
+    private static long encodeCookie(int slot, int value, boolean context) {
+        return (long) slot << 32 | (long) value << 1 | (context ? 1 : 0);
+    }
+
+    private int freeFetchSlot() {
+        for (int i = 0; i < fetchQpn.length; i++) {
+            if (fetchQpn[i] < 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void submitFetch(int slot) {
+        if (!fetchChannel.submit(fetchReads[slot])) {
+            fetchSubmitBlocked = true;
+            blockedFetch = slot;
+        }
+    }
+
+    private void onFetchRetry() {
+        if (fetchSubmitBlocked) {
+            fetchSubmitBlocked = false;
+            int slot = blockedFetch;
+            blockedFetch = -1;
+            submitFetch(slot);
+        }
+        pumpFetch();
+    }
+
+    @Override
+    public void readDone(DmaRequest r) {
+        long c = r.cookie();
+        int slot = (int) (c >>> 32);
+        int value = (int) (c & 0xFFFF_FFFFL) >>> 1;
+        Qp qp = qp(fetchQpn[slot]);
+        fetchQpn[slot] = -1;
+        if ((c & 1) != 0) {
+            qpcCache.fill(value);
+            qp.waitingForContext = false;
+            queueFetch(qp);
+        } else {
+            qp.fetchInFlight = false;
+            qp.fetchedBb = (qp.fetchedBb + value) & 0xFFFF;
+            queueParse(qp);
+            queueFetch(qp);
+        }
+        pumpFetch();
+    }
+
+    void requeueFetch(Qp qp) {
+        queueFetch(qp);
+    }
+
+    // ---------------------------------------------------------------- WQE parser
+
+    private void queueParse(Qp qp) {
+        if (!parseQueue.isFull()) {
+            parseQueue.add(qp.qpn);
+        }
+        if (!parseStep.scheduled()) {
+            parseStep.schedule(parseBusy.book(parseCycles));
+        }
+    }
+
+    private void parseOne() {
+        if (parseQueue.isEmpty()) {
+            parseBusy.idle();
+            return;
+        }
+        Qp qp = qp(parseQueue.poll());
+        int avail = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
+        if (avail > 0 && !qp.ringFull()) {
+            int off = (qp.parsedBb & (qp.stagingBbs - 1)) * SendWqeBuilder.BB;
+            int ds = ControlSegment.ds(qp.staging, off);
+            int bbs = Math.max(1, SendWqeBuilder.bbsForDs(ds));
+            if (bbs <= avail) {
+                parser.setLimits(Math.min(qp.cfg.maxSendSge(), 63), qp.cfg.maxInline(), ControlSegment.MAX_DS);
+                int syndrome = parser.parse(qp.staging, 0, qp.staging.length, off, qp.qpn, qp.parsedBb);
+                Wr w = qp.wr(qp.wrCount);
+                w.clear();
+                w.stamp(Stage.DOORBELL, lastDoorbellPs);
+                w.stamp(Stage.WQE_FETCHED, now());
+                fill(qp, w, syndrome, bbs);
+                qp.wrCount++;
+                qp.parsedBb = (qp.parsedBb + bbs) & 0xFFFF;
+                wqesParsed.inc();
+                if (syndrome != 0) {
+                    badWqes.inc();
+                }
+                tx.queue(qp);
+                if (((qp.fetchedBb - qp.parsedBb) & 0xFFFF) > 0) {
+                    parseQueue.add(qp.qpn);
+                }
+            }
+            queueFetch(qp);
+        }
+        if (!parseQueue.isEmpty()) {
+            parseStep.schedule(parseBusy.book(parseCycles));
+        } else {
+            parseBusy.idle();
+        }
+    }
+
+    private void fill(Qp qp, Wr w, int syndrome, int bbs) {
+        w.wqeIndex = qp.parsedBb;
+        w.bbs = bbs;
+        w.syndrome = syndrome;
+        if (syndrome != 0) {
+            w.opcode = ControlSegment.opcode(qp.staging, (qp.parsedBb & (qp.stagingBbs - 1)) * SendWqeBuilder.BB);
+            w.signaled = true;
+            w.packets = 0;
+            return;
+        }
+        w.opcode = parser.opcode();
+        w.signaled = parser.signaled();
+        w.solicited = parser.solicited();
+        w.fence = parser.fenceMode() != 0;
+        w.immediate = parser.immediate();
+        w.remoteAddress = parser.remoteAddress();
+        w.rkey = parser.rkey();
+        w.length = parser.totalLength();
+        if (parser.isInline()) {
+            w.inline = true;
+            parser.copyInline(w.inlineData, 0);
+        } else {
+            var sg = parser.sges();
+            w.sgeCount = sg.count();
+            for (int i = 0; i < sg.count(); i++) {
+                w.sgeAddr[i] = sg.address(i);
+                w.sgeLen[i] = sg.length(i);
+                w.sgeKey[i] = sg.lkey(i);
+            }
+        }
+        boolean read = w.opcode == dev.rdmasim.adapter.format.WqeOpcode.RDMA_READ;
+        long len = w.length;
+        int pk = len == 0 ? 1 : (int) ((len + mtu - 1) / mtu);
+        w.packets = pk;
+        w.firstPsn = qp.nextPsn;
+        qp.nextPsn = (qp.nextPsn + pk) & 0xFF_FFFF;
+        if (read) {
+            w.responses = 0;
+        }
+    }
+}

@@ -1,0 +1,278 @@
+package dev.rdmasim.adapter.nic;
+
+import dev.rdmasim.adapter.cache.SetAssocCache;
+import dev.rdmasim.adapter.format.BigEndian;
+import dev.rdmasim.adapter.format.Cqe;
+import dev.rdmasim.adapter.format.Doorbells;
+import dev.rdmasim.adapter.format.Eqe;
+import dev.rdmasim.adapter.pcie.DmaCallback;
+import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaRequest;
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.hw.ClockDomain;
+import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.kernel.wave.Signal;
+import java.util.Arrays;
+
+/**
+ * Writes 64-byte CQEs into completion rings by DMA, in the order completions are handed to it, and
+ * raises events. Each CQE needs its CQ's context on chip (a miss is a DMA read of context memory);
+ * when the ring looks full the writer re-reads the consumer index from the CQ's doorbell record,
+ * and if it is still full the CQ overflows: the CQE is dropped, the CQ goes to error and a CQ-error
+ * event is written. An armed CQ that gets a matching CQE writes an event-queue entry and an MSI-X
+ * message, after the CQE on the same DMA channel so PCIe ordering keeps them behind it, subject to
+ * interrupt moderation (a count and a period).
+ */
+final class CqeWriter extends Module implements DmaCallback {
+    /** One completion to report; pooled in the writer's ring. */
+    static final class Job {
+        int cqn;
+        int opcode;
+        int qpn;
+        int wqeOpcode;
+        int wqeCounter;
+        int byteCount;
+        int immediate;
+        int syndrome;
+        boolean solicited;
+        boolean report;
+        long bytes;
+        final long[] stamps = new long[Stage.values().length];
+        final byte[] cqe = new byte[Cqe.SIZE];
+    }
+
+    private final Adapter nic;
+    private final Job[] jobs;
+    private int head;
+    private int count;
+    private final Busy busy;
+    private final int cqeCycles;
+    private final DmaChannel channel;
+    private final DmaChannel eventChannel;
+    private final SetAssocCache cqcCache;
+    private final DmaRequest cqeWrite = new DmaRequest();
+    private final DmaRequest ctxRead = new DmaRequest();
+    private final DmaRequest dbRead = new DmaRequest();
+    private static final int EVENT_SLOTS = 8;
+    private final DmaRequest[] eqeWrites = new DmaRequest[EVENT_SLOTS];
+    private final DmaRequest[] msiWrites = new DmaRequest[EVENT_SLOTS];
+    private final byte[][] eqeBufs = new byte[EVENT_SLOTS][Eqe.SIZE];
+    private int nextEvent;
+    private final byte[] dbBuf = new byte[Doorbells.CQ_RECORD_SIZE];
+    private final byte[] msiBuf = new byte[4];
+    private final Event stepEvent;
+    private boolean waiting;
+    private boolean eventPending;
+    private int eventCqn;
+    private int eventType;
+    private boolean submitBlocked;
+    private final Counter written;
+    private final Counter errors;
+    private final Counter overflows;
+    private final Counter events;
+    private final Counter interrupts;
+    private final TimeAverage queued;
+    private final Signal queuedSignal;
+
+    CqeWriter(Adapter nic, ClockDomain clock, DmaChannel channel, DmaChannel eventChannel, int depth, int cqeCycles, int cqcEntries, int cqcWays) {
+        super(nic, "cqe");
+        this.nic = nic;
+        this.channel = channel;
+        this.eventChannel = eventChannel;
+        this.cqeCycles = cqeCycles;
+        jobs = new Job[depth];
+        for (int i = 0; i < depth; i++) {
+            jobs[i] = new Job();
+        }
+        busy = new Busy(this, clock, signal("busy", 1));
+        cqcCache = new SetAssocCache(this, "cqcCache", cqcEntries, cqcWays, 64);
+        for (int i = 0; i < EVENT_SLOTS; i++) {
+            eqeWrites[i] = new DmaRequest();
+            msiWrites[i] = new DmaRequest();
+        }
+        stepEvent = sim().event(fullName() + ".step", this::step);
+        channel.setRetry(this::onRetry);
+        written = stats().counter("cqes", "CQEs", "CQEs written to host memory");
+        errors = stats().counter("errorCqes", "CQEs", "error CQEs written");
+        overflows = stats().counter("overflows", "CQEs", "CQEs dropped because their CQ was full");
+        events = stats().counter("events", "EQEs", "event queue entries written");
+        interrupts = stats().counter("interrupts", "messages", "MSI-X messages sent");
+        queued = stats().timeAverage("queued", "jobs", "completions waiting to be written");
+        queuedSignal = signal("queued", 8);
+    }
+
+    boolean full() {
+        return count == jobs.length;
+    }
+
+    /** The next free job to fill; call {@link #commit()} after filling it. */
+    Job claim() {
+        InvariantViolation.check(count < jobs.length, fullName() + ": completion queue overflow (caller must check full())");
+        Job j = jobs[(head + count) % jobs.length];
+        j.report = false;
+        j.syndrome = 0;
+        j.solicited = false;
+        j.immediate = 0;
+        j.bytes = 0;
+        Arrays.fill(j.stamps, Stage.NOT_REACHED);
+        return j;
+    }
+
+    void commit() {
+        count++;
+        queued.set(count);
+        queuedSignal.set(count);
+        pump();
+    }
+
+    void pump() {
+        if (waiting || stepEvent.scheduled() || count == 0 || submitBlocked || cqeWrite.inEngine()) {
+            return;
+        }
+        stepEvent.schedule(busy.book(cqeCycles));
+    }
+
+    private void step() {
+        Job j = jobs[head];
+        Cq cq = nic.cq(j.cqn);
+        int r = cqcCache.lookup(j.cqn);
+        if (r < 0) {
+            if (r <= -3) {
+                waiting = true;
+                ctxRead.read(nic.cqContextAddress(j.cqn), cqcCache.line(SetAssocCache.missSlot(r)), 0, 64, this, SetAssocCache.missSlot(r));
+                submit(ctxRead);
+            } else {
+                waiting = true;
+            }
+            return;
+        }
+        if (cq.overflowed) {
+            retire(j, true);
+            return;
+        }
+        if (cq.producer - cq.consumerKnown >= cq.size()) {
+            waiting = true;
+            dbRead.read(cq.dbRecord, dbBuf, 0, dbBuf.length, this, -1);
+            submit(dbRead);
+            return;
+        }
+        int owner = Cqe.ownerBit(cq.producer, cq.logSize);
+        if (j.syndrome != 0) {
+            Cqe.writeError(j.cqe, 0, j.opcode, j.qpn, j.wqeOpcode, j.wqeCounter, j.syndrome, 0, owner);
+            errors.inc();
+        } else {
+            Cqe.writeSuccess(j.cqe, 0, j.opcode, j.qpn, j.wqeOpcode, j.wqeCounter, j.byteCount, j.immediate, j.solicited, owner);
+        }
+        long addr = cq.ring + Cqe.entryOffset(cq.producer, cq.logSize);
+        cq.producer++;
+        cqeWrite.write(addr, j.cqe, 0, Cqe.SIZE, this, head, true);
+        submit(cqeWrite);
+        boolean matches = cq.armed && (!cq.armSolicitedOnly || j.solicited || j.syndrome != 0);
+        if (matches) {
+            cq.armed = false;
+            eventPending = true;
+            eventCqn = cq.cqn;
+            eventType = Eqe.TYPE_COMPLETION;
+        }
+    }
+
+    private void submit(DmaRequest r) {
+        if (!channel.submit(r)) {
+            submitBlocked = true;
+            blocked = r;
+        }
+    }
+
+    private DmaRequest blocked;
+
+    private void onRetry() {
+        if (submitBlocked) {
+            submitBlocked = false;
+            DmaRequest r = blocked;
+            blocked = null;
+            submit(r);
+        }
+        pump();
+    }
+
+    @Override
+    public void readDone(DmaRequest r) {
+        waiting = false;
+        if (r == ctxRead) {
+            cqcCache.fill((int) r.cookie());
+        } else {
+            Cq cq = nic.cq(jobs[head].cqn);
+            cq.consumerKnown = cq.producer - ((cq.producer - Doorbells.cqConsumerIndex(dbBuf, 0)) & 0xFF_FFFF);
+            if (cq.producer - cq.consumerKnown >= cq.size()) {
+                cq.overflowed = true;
+                overflows.inc();
+                eventPending = true;
+                eventCqn = cq.cqn;
+                eventType = Eqe.TYPE_CQ_ERROR;
+                nic.cqOverflowed(cq);
+                raiseEvent();
+            }
+        }
+        pump();
+    }
+
+    @Override
+    public void writeSent(DmaRequest r) {
+        if (r == cqeWrite && eventPending) {
+            raiseEvent();
+        }
+        pump();
+    }
+
+    @Override
+    public void writeApplied(DmaRequest r) {
+        if (r == cqeWrite) {
+            Job j = jobs[(int) r.cookie()];
+            j.stamps[Stage.CQE_WRITTEN.ordinal()] = now();
+            written.inc();
+            retire(j, false);
+        }
+        pump();
+    }
+
+    private void retire(Job j, boolean dropped) {
+        InvariantViolation.check(j == jobs[head], fullName() + ": CQEs retired out of order");
+        if (j.report) {
+            nic.reportRetired(j.qpn, j.wqeCounter, j.wqeOpcode, j.bytes, dropped ? -1 : j.syndrome, j.stamps);
+        }
+        head = (head + 1) % jobs.length;
+        count--;
+        queued.set(count);
+        queuedSignal.set(count);
+    }
+
+    /** Writes an EQE and its MSI-X message (event queue 0, vector 0). */
+    private void raiseEvent() {
+        eventPending = false;
+        int e = nextEvent;
+        nextEvent = (nextEvent + 1) % EVENT_SLOTS;
+        DmaRequest eqeWrite = eqeWrites[e];
+        DmaRequest msiWrite = msiWrites[e];
+        byte[] eqeBuf = eqeBufs[e];
+        InvariantViolation.check(!eqeWrite.inEngine() && !msiWrite.inEngine(),
+                fullName() + ": more than " + EVENT_SLOTS + " events in flight");
+        int owner = nic.eqOwnerBit();
+        long eqAddr = nic.nextEqeAddress();
+        if (eventType == Eqe.TYPE_CQ_ERROR) {
+            Eqe.writeCqError(eqeBuf, 0, eventCqn, Eqe.CQ_ERROR_OVERRUN, owner);
+        } else {
+            Eqe.writeCompletion(eqeBuf, 0, eventCqn, owner);
+        }
+        eqeWrite.write(eqAddr, eqeBuf, 0, Eqe.SIZE, this, -2, false);
+        events.inc();
+        BigEndian.putI32(msiBuf, 0, 0);
+        msiWrite.write(nic.msixAddress(), msiBuf, 0, 4, this, -3, false);
+        interrupts.inc();
+        // Events are rare (one per arm) and have their own channel, deep enough for both writes.
+        InvariantViolation.check(eventChannel.submit(eqeWrite) && eventChannel.submit(msiWrite),
+                fullName() + ": event channel full");
+    }
+}

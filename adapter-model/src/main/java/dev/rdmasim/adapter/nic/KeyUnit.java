@@ -1,0 +1,225 @@
+package dev.rdmasim.adapter.nic;
+
+import dev.rdmasim.adapter.cache.SetAssocCache;
+import dev.rdmasim.adapter.format.BigEndian;
+import dev.rdmasim.adapter.format.CqeSyndrome;
+import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.adapter.pcie.DmaCallback;
+import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaRequest;
+import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Memory keys and address translation. A registered region is a 64-byte key context plus a table
+ * of 8-byte physical page addresses (MTT), both in adapter-owned context memory on the host. Every
+ * access the adapter makes on behalf of a request is checked here (key, protection domain, access
+ * rights, bounds) and translated page by page; contexts and MTT lines come from two on-chip caches
+ * and a miss is a DMA read that makes the caller wait.
+ *
+ * <p>Key context layout (big-endian): 0 key, 4 PD, 8 access flags, 12 log2 page size, 16 start
+ * virtual address, 24 length, 32 MTT address, 40 valid byte.
+ */
+final class KeyUnit extends Module implements DmaCallback {
+    static final int OK = 0;
+    /** A context or translation line is being fetched; call again after {@link #onFill}. */
+    static final int WAIT = -1;
+
+    static final int CONTEXT_BYTES = 64;
+    static final int MTT_LINE = 64;
+
+    private final HostMemory memory;
+    private final long contextBase;
+    private final int maxKeys;
+    private final SetAssocCache keyCache;
+    private final SetAssocCache mttCache;
+    private final DmaChannel channel;
+    private final DmaRequest[] fills;
+    private final int[] fillSlot;
+    private final boolean[] fillIsKey;
+    private final List<Runnable> waiters = new ArrayList<>();
+    private boolean pendingSubmit;
+    private final Counter checks;
+    private final Counter violations;
+
+    KeyUnit(Module parent, HostMemory memory, long contextBase, int maxKeys, int keyEntries, int keyWays,
+            int mttEntries, int mttWays, DmaChannel channel, int maxFills) {
+        super(parent, "keys");
+        this.memory = memory;
+        this.contextBase = contextBase;
+        this.maxKeys = maxKeys;
+        this.channel = channel;
+        keyCache = new SetAssocCache(this, "keyCache", keyEntries, keyWays, CONTEXT_BYTES);
+        mttCache = new SetAssocCache(this, "mttCache", mttEntries, mttWays, MTT_LINE);
+        fills = new DmaRequest[maxFills];
+        fillSlot = new int[maxFills];
+        fillIsKey = new boolean[maxFills];
+        for (int i = 0; i < maxFills; i++) {
+            fills[i] = new DmaRequest();
+            fillSlot[i] = -1;
+        }
+        channel.setRetry(this::onFill);
+        checks = stats().counter("checks", "checks", "key and bounds checks made");
+        violations = stats().counter("violations", "checks", "checks that failed (bad key, PD, access or bounds)");
+    }
+
+    /** Engines that got {@link #WAIT} register here once; they are pumped after every fill. */
+    void addWaiter(Runnable pump) {
+        waiters.add(pump);
+    }
+
+    long contextAddress(int key) {
+        return contextBase + (long) (key >>> 8) * CONTEXT_BYTES;
+    }
+
+    /** Writes a key context (the firmware's part of memory registration). */
+    void writeContext(int key, int pd, int access, int logPage, long va, long length, long mttAddr, boolean valid) {
+        if ((key >>> 8) >= maxKeys) {
+            throw new IllegalArgumentException("key index " + (key >>> 8) + " beyond the " + maxKeys + " keys of context memory");
+        }
+        byte[] c = new byte[CONTEXT_BYTES];
+        BigEndian.putI32(c, 0, key);
+        BigEndian.putI32(c, 4, pd);
+        BigEndian.putI32(c, 8, access);
+        BigEndian.putI32(c, 12, logPage);
+        BigEndian.putI64(c, 16, va);
+        BigEndian.putI64(c, 24, length);
+        BigEndian.putI64(c, 32, mttAddr);
+        c[40] = (byte) (valid ? 1 : 0);
+        memory.write(contextAddress(key), c, 0, CONTEXT_BYTES);
+        keyCache.invalidate(key >>> 8);
+    }
+
+    /**
+     * Checks an access of {@code len} bytes at {@code va} through {@code key}: the key must name a
+     * valid region of protection domain {@code pd} granting {@code access} and containing the whole
+     * range. Returns {@link #OK}, {@link #WAIT}, or the CQE syndrome of the violation
+     * ({@code remote} selects REMOTE_ACCESS instead of LOCAL_PROT).
+     */
+    int check(int key, int pd, long va, long len, int access, boolean remote) {
+        byte[] ctx = keyLine(key);
+        if (ctx == null) {
+            return WAIT;
+        }
+        checks.inc();
+        int index = key >>> 8;
+        boolean ok = index < maxKeys && ctx[40] == 1 && BigEndian.i32(ctx, 0) == key && BigEndian.i32(ctx, 4) == pd
+                && (BigEndian.i32(ctx, 8) & access) == access;
+        long start = BigEndian.i64(ctx, 16);
+        long length = BigEndian.i64(ctx, 24);
+        ok = ok && len >= 0 && va >= start && va - start <= length - len;
+        if (!ok) {
+            violations.inc();
+            return remote ? CqeSyndrome.REMOTE_ACCESS : CqeSyndrome.LOCAL_PROT;
+        }
+        if (len == 0) {
+            return OK;
+        }
+        int logPage = BigEndian.i32(ctx, 12);
+        long mtt = BigEndian.i64(ctx, 32);
+        long firstPage = (va - (start & -(1L << logPage))) >>> logPage;
+        long lastPage = (va + len - 1 - (start & -(1L << logPage))) >>> logPage;
+        boolean all = true;
+        for (long p = firstPage; p <= lastPage; p++) {
+            long lineAddr = (mtt + p * 8) & -MTT_LINE;
+            if (mttLine(lineAddr) == null) {
+                all = false;
+            }
+        }
+        return all ? OK : WAIT;
+    }
+
+    /** The physical address of {@code va} in {@code key}'s region; only after a successful check. */
+    long translate(int key, long va) {
+        byte[] ctx = keyCache.line(keyCache.lookupQuiet(key >>> 8));
+        int logPage = BigEndian.i32(ctx, 12);
+        long base = BigEndian.i64(ctx, 16) & -(1L << logPage);
+        long mtt = BigEndian.i64(ctx, 32);
+        long page = (va - base) >>> logPage;
+        long entry = mtt + page * 8;
+        byte[] line = mttCache.line(mttCache.lookupQuiet(entry & -MTT_LINE));
+        long pa = BigEndian.i64(line, (int) (entry & (MTT_LINE - 1)));
+        return pa + ((va - base) & ((1L << logPage) - 1));
+    }
+
+    /** Bytes from {@code va} to the end of its page, for splitting accesses at page boundaries. */
+    long pageRemaining(int key, long va) {
+        byte[] ctx = keyCache.line(keyCache.lookupQuiet(key >>> 8));
+        long pageSize = 1L << BigEndian.i32(ctx, 12);
+        return pageSize - (va & (pageSize - 1));
+    }
+
+    private byte[] keyLine(int key) {
+        long k = key >>> 8;
+        int r = keyCache.lookup(k);
+        if (r >= 0) {
+            return keyCache.line(r);
+        }
+        if (r <= -3) {
+            startFill(SetAssocCache.missSlot(r), contextBase + k * CONTEXT_BYTES, true);
+        }
+        return null;
+    }
+
+    private byte[] mttLine(long lineAddr) {
+        int r = mttCache.lookup(lineAddr);
+        if (r >= 0) {
+            return mttCache.line(r);
+        }
+        if (r <= -3) {
+            startFill(SetAssocCache.missSlot(r), lineAddr, false);
+        }
+        return null;
+    }
+
+    private void startFill(int slot, long addr, boolean key) {
+        for (int i = 0; i < fills.length; i++) {
+            if (fillSlot[i] < 0) {
+                SetAssocCache c = key ? keyCache : mttCache;
+                fillSlot[i] = slot;
+                fillIsKey[i] = key;
+                fills[i].read(addr, c.line(slot), 0, c.lineBytes(), this, i);
+                if (!channel.submit(fills[i])) {
+                    // Resubmitted from onFill when the channel has room.
+                    pendingSubmit = true;
+                }
+                return;
+            }
+        }
+        // No fill slot free: release the allocation so the lookup misses again later.
+        (key ? keyCache : mttCache).abandon(slot);
+    }
+
+    @Override
+    public void readDone(DmaRequest r) {
+        int i = (int) r.cookie();
+        (fillIsKey[i] ? keyCache : mttCache).fill(fillSlot[i]);
+        fillSlot[i] = -1;
+        onFill();
+    }
+
+    private void onFill() {
+        if (pendingSubmit) {
+            pendingSubmit = false;
+            for (int i = 0; i < fills.length; i++) {
+                if (fillSlot[i] >= 0 && !fills[i].inEngine() && !channel.submit(fills[i])) {
+                    pendingSubmit = true;
+                    break;
+                }
+            }
+        }
+        for (int i = 0; i < waiters.size(); i++) {
+            waiters.get(i).run();
+        }
+    }
+
+    SetAssocCache keyCache() {
+        return keyCache;
+    }
+
+    SetAssocCache mttCache() {
+        return mttCache;
+    }
+}

@@ -1,0 +1,135 @@
+package dev.rdmasim.adapter.nic;
+
+import dev.rdmasim.adapter.transport.ResponderState;
+import dev.rdmasim.kernel.Event;
+
+/**
+ * The adapter's on-chip state of one reliable-connection QP: the requester's view of its send
+ * ring (producer index from doorbells, what has been fetched, the parsed requests in flight and
+ * the PSN window) and the responder's view (expected PSN, receive WQEs consumed, the message being
+ * received). The static part also lives in host context memory; fetching it on a miss is what the
+ * QP-context cache charges for.
+ */
+final class Qp {
+    final int qpn;
+    final QpConfig cfg;
+    QpState state = QpState.INIT;
+
+    // Connection.
+    int remoteQpn;
+    long peerMac;
+    int peerIp;
+    int mtu;
+
+    // Requester: send ring.
+    /** Producer counter in basic blocks, as the last doorbell announced it (16 bits). */
+    int sqPi;
+    /** Basic blocks fetched into the staging buffer (16-bit counter). */
+    int fetchedBb;
+    boolean fetchInFlight;
+    /** Basic blocks parsed out of the staging buffer (16-bit counter). */
+    int parsedBb;
+    final byte[] staging;
+    final int stagingBbs;
+    boolean inFetchQueue;
+    boolean waitingForContext;
+
+    // Requester: requests in flight, oldest first.
+    final Wr[] wrs;
+    int wrHead;
+    int wrCount;
+    /** Requests (counted from wrHead) whose packets have all been queued for transmission. */
+    int wrSent;
+    int nextPsn;
+    /** Oldest PSN not yet acknowledged. */
+    int unackedPsn;
+    int retriesLeft;
+    int rnrRetriesLeft;
+    boolean inTxQueue;
+    Event retransmitTimer;
+    /** Retransmission requested by a NAK or timeout: go back to this PSN. */
+    boolean rewind;
+
+    // Responder.
+    final ResponderState rsp;
+    int rqConsumed;
+    int rqKnown;
+    boolean rqFetchInFlight;
+    /** The receive WQE a SEND is being scattered into. */
+    boolean recvActive;
+    int recvWqeIndex;
+    final long[] recvAddr;
+    final int[] recvLen;
+    final int[] recvKey;
+    int recvSges;
+    long recvOffset;
+    boolean recvError;
+    // Current inbound WRITE.
+    long writeVa;
+    long writeRemaining;
+    int writeRkey;
+    boolean ackQueued;
+    int ackSyndrome;
+    int packetsSinceAck;
+    /** A NAK ends the responder's ability to take more (remote access / invalid request). */
+    boolean responderError;
+
+    boolean inRetireQueue;
+    // Inbound READ being answered.
+    boolean readActive;
+    long readVa;
+    int readRkey;
+    long readLength;
+    int readPsn;
+    int readPackets;
+    int readSent;
+    // Responder: writes of the current SEND still in flight, and the CQE waiting for them.
+    int recvWritesPending;
+    boolean recvCqePending;
+    int recvByteCount;
+    int recvImmediate;
+    boolean recvSolicited;
+    boolean recvHasImm;
+    boolean recvWqeLoaded;
+
+    // BlueFlame staging: the WQE being written to the doorbell page.
+    final byte[] bf;
+    int bfFill;
+
+    Qp(int qpn, QpConfig cfg, int outstanding, int fetchBbs, int bfBytes) {
+        this.qpn = qpn;
+        this.cfg = cfg;
+        int sqWqes = 1 << cfg.sqLogBbs();
+        int cap = Math.max(1, Math.min(outstanding, sqWqes));
+        wrs = new Wr[cap];
+        for (int i = 0; i < cap; i++) {
+            wrs[i] = new Wr(cfg.maxSendSge(), cfg.maxInline());
+        }
+        int bbs = Integer.highestOneBit(Math.max(2 * fetchBbs, 8) - 1) << 1;
+        stagingBbs = bbs;
+        staging = new byte[bbs * 64];
+        rsp = new ResponderState(0, (cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_WRITE) != 0,
+                (cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_READ) != 0);
+        recvAddr = new long[cfg.maxRecvSge()];
+        recvLen = new int[cfg.maxRecvSge()];
+        recvKey = new int[cfg.maxRecvSge()];
+        bf = new byte[Math.max(bfBytes, 64)];
+    }
+
+    Wr wr(int i) {
+        return wrs[(wrHead + i) % wrs.length];
+    }
+
+    boolean ringFull() {
+        return wrCount == wrs.length;
+    }
+
+    /** Basic blocks announced by doorbells but not yet fetched. */
+    int bbsToFetch() {
+        return (sqPi - fetchedBb) & 0xFFFF;
+    }
+
+    int sqMaskBbs() {
+        return (1 << cfg.sqLogBbs()) - 1;
+    }
+}

@@ -1,0 +1,622 @@
+package dev.rdmasim.adapter.nic;
+
+import static dev.rdmasim.adapter.config.Parameters.*;
+
+import dev.rdmasim.adapter.format.AccessFlags;
+import dev.rdmasim.adapter.format.Cqe;
+import dev.rdmasim.adapter.format.CqeSyndrome;
+import dev.rdmasim.adapter.format.Doorbells;
+import dev.rdmasim.adapter.format.RecvWqe;
+import dev.rdmasim.adapter.format.WqeOpcode;
+import dev.rdmasim.adapter.pcie.DmaCallback;
+import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaRequest;
+import dev.rdmasim.adapter.transport.Position;
+import dev.rdmasim.adapter.transport.Psn;
+import dev.rdmasim.adapter.transport.RequestKind;
+import dev.rdmasim.adapter.transport.Verdict;
+import dev.rdmasim.adapter.wire.Aeth;
+import dev.rdmasim.adapter.wire.Frame;
+import dev.rdmasim.adapter.wire.FrameCheck;
+import dev.rdmasim.adapter.wire.LinkEndpoint;
+import dev.rdmasim.adapter.wire.Opcode;
+import dev.rdmasim.adapter.wire.RoceReader;
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
+
+/**
+ * The receive engine: takes frames from the wire one at a time (a frame costs the profile's
+ * cycles), checks them (Ethernet/IP/UDP/ICRC, then the responder's transport checks in rxe order:
+ * PSN, opcode sequence, opcode allowed, resources, length, remote key), and executes them:
+ * RDMA WRITE payload is DMA-written to the registered region, SEND payload is scattered into the
+ * next receive WQE (fetched from the RQ ring by DMA, after re-reading the doorbell record when no
+ * known WQE is left), a READ request is handed to the transmitter to answer. Responses (ACK, NAK,
+ * READ response) go to the requester side. A frame whose payload is being written stays held
+ * until its writes have left the device, which bounds the data in flight by the link's buffers.
+ * A frame the engine cannot take yet (busy, waiting for a key or a receive WQE) stays on the link,
+ * so the peer sees backpressure rather than loss.
+ */
+final class Receiver extends Module implements DmaCallback {
+    private static final int WRITES = 64;
+
+    private final Adapter nic;
+    private final DmaChannel writeChannel;
+    private final DmaChannel rqChannel;
+    private final RoceReader reader;
+    private final Busy busy;
+    private final Event stepEvent;
+    private final int packetCycles;
+    private final int ackEvery;
+    private LinkEndpoint port;
+    private Frame current;
+    private boolean waiting;
+    private boolean refused;
+    // Write requests, each tied to the frame whose bytes it carries.
+    private final DmaRequest[] writes = new DmaRequest[WRITES];
+    private final Frame[] writeFrame = new Frame[WRITES];
+    private final Qp[] writeQp = new Qp[WRITES];
+    private final boolean[] writeIsRead = new boolean[WRITES];
+    private final Wr[] writeWr = new Wr[WRITES];
+    private final IntRing pendingSubmits = new IntRing(WRITES);
+    private final DmaRequest rqRead = new DmaRequest();
+    private final byte[] rqBuf = new byte[512];
+    private final RecvWqe.Parser recvParser;
+    private boolean rqDoorbellRead;
+    private final Counter frames;
+    private final Counter dropped;
+    private final Counter duplicates;
+    private final Counter sequenceErrors;
+    private final Counter accessErrors;
+    private final Counter rnr;
+    private final Counter placedBytes;
+
+    Receiver(Adapter nic, DmaChannel writeChannel, DmaChannel rqChannel) {
+        super(nic, "rx");
+        this.nic = nic;
+        this.writeChannel = writeChannel;
+        this.rqChannel = rqChannel;
+        reader = new RoceReader(stats());
+        busy = new Busy(this, nic.clock, signal("busy", 1));
+        stepEvent = sim().event(fullName() + ".step", this::step);
+        packetCycles = nic.profile.getInt(NIC_RX_PACKET_CYCLES);
+        ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
+        for (int i = 0; i < WRITES; i++) {
+            writes[i] = new DmaRequest();
+        }
+        recvParser = new RecvWqe.Parser(32);
+        writeChannel.setRetry(this::onWriteRetry);
+        rqChannel.setRetry(this::resume);
+        frames = stats().counter("frames", "frames", "frames received");
+        dropped = stats().counter("dropped", "frames", "frames dropped (bad checks, unknown QP, QP in error, silent PSN drops)");
+        duplicates = stats().counter("duplicates", "packets", "duplicate request packets re-acknowledged");
+        sequenceErrors = stats().counter("sequenceNaks", "packets", "requests ahead of the expected PSN (sequence NAK)");
+        accessErrors = stats().counter("accessNaks", "packets", "requests failing the remote key check or invalid (NAK, QP to error)");
+        rnr = stats().counter("rnrNaks", "packets", "SENDs that found no receive WQE (RNR NAK)");
+        placedBytes = stats().counter("placedBytes", "bytes", "payload bytes written to host memory");
+    }
+
+    void attach(LinkEndpoint p) {
+        port = p;
+        port.connectReceiver(this::accept);
+    }
+
+    private boolean accept(Frame f) {
+        if (current != null) {
+            refused = true;
+            return false;
+        }
+        current = f;
+        frames.inc();
+        stepEvent.schedule(busy.book(packetCycles));
+        return true;
+    }
+
+    /** Something the current frame waited for has arrived (a key line, a receive WQE, a write slot). */
+    void resume() {
+        if (current != null && waiting && !stepEvent.scheduled()) {
+            waiting = false;
+            stepEvent.scheduleIn(0);
+        }
+    }
+
+    private void done() {
+        current = null;
+        busy.idle();
+        if (refused) {
+            refused = false;
+            port.retryDelivery();
+        }
+    }
+
+    private void step() {
+        Frame f = current;
+        FrameCheck c = reader.wrap(f.data(), f.length());
+        if (c != FrameCheck.VALID) {
+            dropped.inc();
+            f.release();
+            done();
+            return;
+        }
+        Qp qp = nic.qpOrNull(reader.destQp());
+        if (qp == null) {
+            dropped.inc();
+            f.release();
+            done();
+            return;
+        }
+        int op = reader.opcode();
+        boolean keep;
+        if (op == Opcode.ACKNOWLEDGE) {
+            int syn = reader.aethSyndrome();
+            if (Aeth.isAck(syn)) {
+                nic.tx.acknowledge(qp, reader.psn());
+            } else {
+                nic.tx.nak(qp, reader.psn(), syn);
+            }
+            keep = false;
+        } else if (op >= Opcode.RDMA_READ_RESPONSE_FIRST && op <= Opcode.RDMA_READ_RESPONSE_ONLY) {
+            int r = readResponse(qp, f);
+            if (r < 0) {
+                waiting = true;
+                return;
+            }
+            keep = r > 0;
+        } else {
+            int r = request(qp, f, op);
+            if (r < 0) {
+                waiting = true;
+                return;
+            }
+            keep = r > 0;
+        }
+        if (!keep) {
+            f.release();
+        }
+        done();
+    }
+
+    // ------------------------------------------------------------ responder
+
+    /** Returns -1 to wait, 1 if the frame is held by DMA writes, 0 if it can be released. */
+    private int request(Qp qp, Frame f, int op) {
+        if (qp.state == QpState.ERROR || qp.responderError) {
+            dropped.inc();
+            return 0;
+        }
+        RequestKind kind = op == Opcode.RDMA_READ_REQUEST ? RequestKind.READ
+                : op <= Opcode.SEND_ONLY_IMM ? RequestKind.SEND : RequestKind.WRITE;
+        Position pos = Opcode.isOnly(op) ? Position.ONLY : Opcode.isFirst(op) ? Position.FIRST
+                : Opcode.isLast(op) ? Position.LAST : Position.MIDDLE;
+        int psn = reader.psn();
+        int len = reader.payloadLength();
+        Verdict v = qp.rsp.check(psn, kind, pos, len, nic.mtu);
+        switch (v) {
+            case DUPLICATE -> {
+                duplicates.inc();
+                if (kind == RequestKind.READ && !qp.readActive) {
+                    return startRead(qp, psn, true);
+                }
+                ack(qp, Aeth.ack(Aeth.CREDITS_INVALID));
+                return 0;
+            }
+            case SEQUENCE_NAK -> {
+                sequenceErrors.inc();
+                qp.rsp.nakSent();
+                ack(qp, Aeth.nak(0));
+                return 0;
+            }
+            case DROP -> {
+                dropped.inc();
+                return 0;
+            }
+            case INVALID_REQUEST -> {
+                return fatal(qp, Aeth.nak(1));
+            }
+            case EXECUTE -> {
+                // Checked further below.
+            }
+        }
+        switch (kind) {
+            case READ -> {
+                if (qp.readActive) {
+                    return -1; // One inbound READ answered at a time; wait for it.
+                }
+                return startRead(qp, psn, false);
+            }
+            case WRITE -> {
+                if (pos.opensMessage()) {
+                    long va = reader.rethVirtualAddress();
+                    int rkey = reader.rethRkey();
+                    long dmaLen = reader.rethDmaLength() & 0xFFFF_FFFFL;
+                    int st = nic.keys.check(rkey, qp.cfg.pd(), va, dmaLen, AccessFlags.REMOTE_WRITE, true);
+                    if (st == KeyUnit.WAIT) {
+                        return -1;
+                    }
+                    if (st != KeyUnit.OK) {
+                        return fatal(qp, Aeth.nak(2));
+                    }
+                    qp.writeVa = va;
+                    qp.writeRkey = rkey;
+                    qp.writeRemaining = dmaLen;
+                }
+                if (len > qp.writeRemaining) {
+                    return fatal(qp, Aeth.nak(1));
+                }
+                int st = nic.keys.check(qp.writeRkey, qp.cfg.pd(), qp.writeVa, len, AccessFlags.REMOTE_WRITE, true);
+                if (st == KeyUnit.WAIT) {
+                    return -1;
+                }
+                if (!haveWriteSlots(qp.writeRkey, qp.writeVa, len)) {
+                    return -1;
+                }
+                int held = place(qp, f, qp.writeRkey, qp.writeVa, reader.payloadOffset(), len, null);
+                qp.writeVa += len;
+                qp.writeRemaining -= len;
+                executed(qp, kind, pos, 1);
+                return held;
+            }
+            default -> {
+                if (pos.opensMessage() && !qp.recvActive) {
+                    int r = takeReceiveWqe(qp);
+                    if (r <= 0) {
+                        return r; // -1 waiting for the RQ; 0 = RNR NAK sent.
+                    }
+                }
+                if (qp.recvOffset + len > recvCapacity(qp)) {
+                    // The receive buffer is too small: local length error here, invalid request there.
+                    qp.recvError = true;
+                    completeRecv(qp, CqeSyndrome.LOCAL_LENGTH);
+                    return fatal(qp, Aeth.nak(1));
+                }
+                // Check every piece first, so a bad key changes nothing.
+                long off = qp.recvOffset;
+                long pos0 = 0;
+                for (int i = 0; i < qp.recvSges; i++) {
+                    long a = Math.max(off, pos0);
+                    long b = Math.min(off + len, pos0 + qp.recvLen[i]);
+                    if (a < b) {
+                        int st = nic.keys.check(qp.recvKey[i], qp.cfg.pd(), qp.recvAddr[i] + (a - pos0), b - a,
+                                AccessFlags.LOCAL_WRITE, false);
+                        if (st == KeyUnit.WAIT) {
+                            return -1;
+                        }
+                        if (st != KeyUnit.OK) {
+                            completeRecv(qp, CqeSyndrome.LOCAL_PROT);
+                            return fatal(qp, Aeth.nak(3));
+                        }
+                        if (!haveWriteSlots(qp.recvKey[i], qp.recvAddr[i] + (a - pos0), (int) (b - a))) {
+                            return -1;
+                        }
+                    }
+                    pos0 += qp.recvLen[i];
+                }
+                int held = 0;
+                pos0 = 0;
+                for (int i = 0; i < qp.recvSges; i++) {
+                    long a = Math.max(off, pos0);
+                    long b = Math.min(off + len, pos0 + qp.recvLen[i]);
+                    if (a < b) {
+                        held |= place(qp, f, qp.recvKey[i], qp.recvAddr[i] + (a - pos0),
+                                reader.payloadOffset() + (int) (a - off), (int) (b - a), null);
+                    }
+                    pos0 += qp.recvLen[i];
+                }
+                qp.recvOffset += len;
+                if (pos.closesMessage()) {
+                    qp.recvByteCount = (int) qp.recvOffset;
+                    qp.recvHasImm = reader.hasImmediate();
+                    qp.recvImmediate = qp.recvHasImm ? reader.immediate() : 0;
+                    qp.recvSolicited = reader.solicited();
+                    qp.recvCqePending = true;
+                    qp.recvActive = false;
+                    qp.rqConsumed++;
+                    maybeRecvCqe(qp);
+                }
+                executed(qp, kind, pos, 1);
+                return held;
+            }
+        }
+    }
+
+    private long recvCapacity(Qp qp) {
+        long total = 0;
+        for (int i = 0; i < qp.recvSges; i++) {
+            total += qp.recvLen[i];
+        }
+        return total;
+    }
+
+    private int startRead(Qp qp, int psn, boolean duplicate) {
+        long va = reader.rethVirtualAddress();
+        int rkey = reader.rethRkey();
+        long len = reader.rethDmaLength() & 0xFFFF_FFFFL;
+        int st = nic.keys.check(rkey, qp.cfg.pd(), va, len, AccessFlags.REMOTE_READ, true);
+        if (st == KeyUnit.WAIT) {
+            return -1;
+        }
+        if (st != KeyUnit.OK) {
+            return fatal(qp, Aeth.nak(2));
+        }
+        int packets = len == 0 ? 1 : (int) ((len + nic.mtu - 1) / nic.mtu);
+        qp.readActive = true;
+        qp.readVa = va;
+        qp.readRkey = rkey;
+        qp.readLength = len;
+        qp.readPsn = psn;
+        qp.readPackets = packets;
+        qp.readSent = 0;
+        if (!duplicate) {
+            executed(qp, RequestKind.READ, Position.ONLY, packets);
+        }
+        nic.tx.queueReadResponse(qp);
+        return 0;
+    }
+
+    /** The transmitter has queued every response packet of the QP's inbound READ. */
+    void readResponseDone(Qp qp) {
+        resume();
+    }
+
+    private void executed(Qp qp, RequestKind kind, Position pos, int span) {
+        qp.rsp.accept(kind, pos, span);
+        qp.packetsSinceAck++;
+        if (reader.ackRequest() || qp.packetsSinceAck >= ackEvery) {
+            if (kind != RequestKind.READ) {
+                ack(qp, Aeth.ack(Aeth.CREDITS_INVALID));
+            }
+        }
+    }
+
+    private void ack(Qp qp, int syndrome) {
+        qp.packetsSinceAck = 0;
+        qp.ackSyndrome = syndrome;
+        nic.tx.queueAck(qp);
+    }
+
+    /** A request the responder cannot execute: NAK it, and the responder QP goes to error. */
+    private int fatal(Qp qp, int syndrome) {
+        accessErrors.inc();
+        qp.responderError = true;
+        ack(qp, syndrome);
+        qp.state = QpState.ERROR;
+        return 0;
+    }
+
+    /** Makes a receive WQE current: 1 ready, 0 none (RNR NAK sent), -1 wait for a DMA read. */
+    private int takeReceiveWqe(Qp qp) {
+        if (qp.rqFetchInFlight) {
+            return -1;
+        }
+        if (qp.rqConsumed == qp.rqKnown) {
+            if (!rqDoorbellRead) {
+                // Learn the driver's producer counter from the doorbell record.
+                rqRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, rqBuf, 0, 4, this, qp.qpn);
+                if (rqChannel.submit(rqRead)) {
+                    qp.rqFetchInFlight = true;
+                    rqDoorbellRead = true;
+                }
+                return -1;
+            }
+            rqDoorbellRead = false;
+            if (qp.rqConsumed == qp.rqKnown) {
+                rnr.inc();
+                ack(qp, Aeth.rnrNak(1));
+                return 0;
+            }
+        }
+        if (!qp.recvWqeLoaded) {
+            int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
+            long addr = qp.cfg.rqBase() + (long) (qp.rqConsumed & ((1 << qp.cfg.rqLogSize()) - 1)) * stride;
+            rqRead.read(addr, rqBuf, 0, stride, this, qp.qpn | (1L << 32));
+            if (rqChannel.submit(rqRead)) {
+                qp.rqFetchInFlight = true;
+            }
+            return -1;
+        }
+        qp.recvWqeLoaded = false;
+        int syn = recvParser.parse(rqBuf, 0, 1 << qp.cfg.rqLogStride(), qp.cfg.maxRecvSge());
+        qp.recvWqeIndex = qp.rqConsumed & 0xFFFF;
+        qp.recvSges = 0;
+        qp.recvOffset = 0;
+        qp.recvError = false;
+        if (syn != 0) {
+            completeRecv(qp, syn);
+            return fatal(qp, Aeth.nak(3));
+        }
+        var sg = recvParser.sges();
+        for (int i = 0; i < sg.count(); i++) {
+            qp.recvAddr[i] = sg.address(i);
+            qp.recvLen[i] = sg.length(i);
+            qp.recvKey[i] = sg.lkey(i);
+        }
+        qp.recvSges = sg.count();
+        qp.recvActive = true;
+        return 1;
+    }
+
+    @Override
+    public void readDone(DmaRequest r) {
+        Qp qp = nic.qp((int) r.cookie());
+        qp.rqFetchInFlight = false;
+        if ((r.cookie() >>> 32) == 0) {
+            qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(rqBuf, 0) - qp.rqConsumed) & 0xFFFF);
+        } else {
+            qp.recvWqeLoaded = true;
+        }
+        resume();
+    }
+
+    private void completeRecv(Qp qp, int syndrome) {
+        if (nic.cqe.full()) {
+            return; // The error is still reported by the QP going to error.
+        }
+        CqeWriter.Job j = nic.cqe.claim();
+        j.cqn = qp.cfg.recvCqn();
+        j.qpn = qp.qpn;
+        j.opcode = Cqe.RESP_ERR;
+        j.wqeCounter = qp.recvWqeIndex;
+        j.syndrome = syndrome;
+        nic.cqe.commit();
+        qp.recvActive = false;
+        qp.rqConsumed++;
+    }
+
+    private void maybeRecvCqe(Qp qp) {
+        if (!qp.recvCqePending || qp.recvWritesPending > 0 || nic.cqe.full()) {
+            return;
+        }
+        qp.recvCqePending = false;
+        CqeWriter.Job j = nic.cqe.claim();
+        j.cqn = qp.cfg.recvCqn();
+        j.qpn = qp.qpn;
+        j.opcode = qp.recvHasImm ? Cqe.RESP_SEND_IMM : Cqe.RESP_SEND;
+        j.wqeCounter = qp.recvWqeIndex;
+        j.byteCount = qp.recvByteCount;
+        j.immediate = qp.recvImmediate;
+        j.solicited = qp.recvSolicited;
+        nic.cqe.commit();
+    }
+
+    // ------------------------------------------------------------ requester: READ responses
+
+    private int readResponse(Qp qp, Frame f) {
+        Wr w = null;
+        int psn = reader.psn();
+        for (int i = 0; i < qp.wrCount; i++) {
+            Wr c = qp.wr(i);
+            if (c.opcode == WqeOpcode.RDMA_READ && Psn.diff(psn, c.firstPsn) >= 0 && Psn.diff(psn, c.lastPsn()) <= 0) {
+                w = c;
+                break;
+            }
+        }
+        if (w == null || Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) != 0) {
+            dropped.inc();
+            return 0; // Duplicate or out of order: the timer or a later response sorts it out.
+        }
+        int len = reader.payloadLength();
+        long off = (long) w.responses * nic.mtu;
+        long pos0 = 0;
+        for (int i = 0; i < w.sgeCount; i++) {
+            long a = Math.max(off, pos0);
+            long b = Math.min(off + len, pos0 + w.sgeLen[i]);
+            if (a < b) {
+                int st = nic.keys.check(w.sgeKey[i], qp.cfg.pd(), w.sgeAddr[i] + (a - pos0), b - a, AccessFlags.LOCAL_WRITE, false);
+                if (st == KeyUnit.WAIT) {
+                    return -1;
+                }
+                if (st != KeyUnit.OK || !haveWriteSlots(w.sgeKey[i], w.sgeAddr[i] + (a - pos0), (int) (b - a))) {
+                    if (st != KeyUnit.OK) {
+                        nic.tx.acknowledge(qp, Psn.add(w.firstPsn, -1));
+                        return 0;
+                    }
+                    return -1;
+                }
+            }
+            pos0 += w.sgeLen[i];
+        }
+        int held = 0;
+        pos0 = 0;
+        for (int i = 0; i < w.sgeCount; i++) {
+            long a = Math.max(off, pos0);
+            long b = Math.min(off + len, pos0 + w.sgeLen[i]);
+            if (a < b) {
+                held |= place(qp, f, w.sgeKey[i], w.sgeAddr[i] + (a - pos0), reader.payloadOffset() + (int) (a - off),
+                        (int) (b - a), w);
+            }
+            pos0 += w.sgeLen[i];
+        }
+        w.responses++;
+        if (w.responses == w.packets && w.pendingWrites == 0) {
+            nic.tx.acknowledge(qp, w.lastPsn());
+        }
+        return held;
+    }
+
+    // ------------------------------------------------------------ DMA writes of received payload
+
+    private int freeWrites() {
+        int n = 0;
+        for (int i = 0; i < WRITES; i++) {
+            if (writeFrame[i] == null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private boolean haveWriteSlots(int key, long va, int len) {
+        return freeWrites() >= 2 + len / 4096 + 1;
+    }
+
+    /** DMA-writes {@code len} payload bytes at frame offset {@code off} to {@code va}; 1 if the frame is now held. */
+    private int place(Qp qp, Frame f, int key, long va, int off, int len, Wr readWr) {
+        int held = 0;
+        long a = 0;
+        while (a < len) {
+            int piece = (int) Math.min(len - a, nic.keys.pageRemaining(key, va + a));
+            int i = 0;
+            while (writeFrame[i] != null) {
+                i++;
+            }
+            writeFrame[i] = f;
+            writeQp[i] = qp;
+            writeWr[i] = readWr;
+            if (readWr != null) {
+                readWr.pendingWrites++;
+            } else {
+                qp.recvWritesPending++;
+            }
+            writes[i].write(nic.keys.translate(key, va + a), f.data(), off + (int) a, piece, this, i, false);
+            if (!pendingSubmits.isEmpty() || !writeChannel.submit(writes[i])) {
+                pendingSubmits.add(i);
+            }
+            placedBytes.add(piece);
+            a += piece;
+            held = 1;
+        }
+        return held;
+    }
+
+    private void onWriteRetry() {
+        while (!pendingSubmits.isEmpty()) {
+            if (!writeChannel.submit(writes[pendingSubmits.peek()])) {
+                return;
+            }
+            pendingSubmits.poll();
+        }
+        resume();
+    }
+
+    @Override
+    public void writeSent(DmaRequest r) {
+        int i = (int) r.cookie();
+        Frame f = writeFrame[i];
+        Qp qp = writeQp[i];
+        Wr w = writeWr[i];
+        writeFrame[i] = null;
+        writeQp[i] = null;
+        writeWr[i] = null;
+        boolean stillHeld = false;
+        for (int k = 0; k < WRITES; k++) {
+            if (writeFrame[k] == f) {
+                stillHeld = true;
+                break;
+            }
+        }
+        if (!stillHeld) {
+            f.release();
+        }
+        if (w != null) {
+            w.pendingWrites--;
+            if (w.responses == w.packets && w.pendingWrites == 0) {
+                nic.tx.acknowledge(qp, w.lastPsn());
+            }
+        } else {
+            qp.recvWritesPending--;
+            maybeRecvCqe(qp);
+        }
+        resume();
+    }
+}
