@@ -157,4 +157,30 @@ class EndToEndTest {
         assertThat(Cqe.syndrome(cqes.get(1), 0)).isEqualTo(CqeSyndrome.WR_FLUSH);
         assertThat(p[1].mem.digest(p[1].buf, p[1].bufSize)).isEqualTo(before);
     }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void retransmissionUnderFrameLossLosesAndDuplicatesNothing(long seed) {
+        Simulator sim = new Simulator(seed);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        TestHost.lastLink.aToB().setFaults(0.01, 0.0);
+        TestHost.lastLink.bToA().setFaults(0.01, 0.0);
+        int n = 60;
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int[] lens = new int[n];
+        for (int i = 0; i < n; i++) {
+            lens[i] = 1 + rnd.nextInt(8000);
+            p[0].mem.write(p[0].buf + i * 8192L, pattern(seed * 1000 + i, lens[i]), 0, lens[i]);
+            p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf + i * 8192L, p[1].key, p[0].buf + i * 8192L, lens[i], false, true);
+        }
+        sim.runUntil(20_000_000_000L);
+        List<byte[]> cqes = drain(p[0]);
+        assertThat(cqes).hasSize(n);
+        for (int i = 0; i < n; i++) {
+            assertThat(Cqe.opcode(cqes.get(i), 0)).as("CQE %d", i).isEqualTo(Cqe.REQ);
+            assertThat(p[1].mem.equalsRange(p[1].buf + i * 8192L, pattern(seed * 1000 + i, lens[i]), 0, lens[i])).isTrue();
+        }
+        long drops = TestHost.lastLink.aToB().framesDropped() + TestHost.lastLink.bToA().framesDropped();
+        assertThat(drops).as("the test must actually lose frames").isPositive();
+    }
 }

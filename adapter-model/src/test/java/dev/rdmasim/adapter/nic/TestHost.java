@@ -71,12 +71,15 @@ final class TestHost {
                 AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.LOCAL_WRITE));
     }
 
+    static dev.rdmasim.adapter.wire.EthernetLink lastLink;
+
     static TestHost[] pair(Simulator sim, Profile profile, long bufSize, int access) {
         TestHost a = new TestHost(sim, "nicA", profile, 0, bufSize, access);
         TestHost b = new TestHost(sim, "nicB", profile, 1, bufSize, access);
         dev.rdmasim.adapter.wire.EthernetLink link = dev.rdmasim.adapter.wire.EthernetLink.cable(sim, "wire",
                 new dev.rdmasim.adapter.wire.EthernetLink.Config((int) (profile.getLong(dev.rdmasim.adapter.config.Parameters.LINK_RATE) / 1_000_000_000L),
                         10_000, 64));
+        lastLink = link;
         a.nic.attach(link.a());
         b.nic.attach(link.b());
         a.nic.connectQp(QPN, QPN, b.nic.mac, b.nic.ip, 100, 5000);
