@@ -229,6 +229,7 @@ public final class DmaEngine extends Module implements LinkEnd {
                 t.owner = r;
                 r.issued += len;
                 t.last = r.issued == r.length;
+                t.notifyOnApply = t.last && r.notifyApplied;
                 mwrs.inc();
                 if (t.last) {
                     c.pop();

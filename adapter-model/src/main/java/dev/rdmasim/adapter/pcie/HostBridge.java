@@ -147,8 +147,7 @@ public final class HostBridge extends Module implements LinkEnd {
     }
 
     private void applyWrite(Tlp t) {
-        DmaRequest owner = t.owner;
-        boolean last = t.last;
+        DmaRequest owner = t.notifyOnApply ? t.owner : null;
         if (cfg.isMsix(t.address)) {
             InvariantViolation.check(interruptHandler != null, fullName() + ": MSI-X write but no interrupt handler");
             int vector = (int) ((t.address - cfg.msixBase()) >>> 2);
@@ -173,7 +172,7 @@ public final class HostBridge extends Module implements LinkEnd {
                 writeObserver.written(addr, len);
             }
         }
-        if (last && owner != null && owner.notifyApplied) {
+        if (owner != null) {
             owner.applied();
         }
     }
