@@ -22,7 +22,25 @@ import java.util.List;
  * <p>Downstream, completions are copied into the reading client's buffer, and host MMIO writes go to the
  * {@link MmioTarget}.
  */
-public final class DmaEngine extends Module implements LinkEnd {
+public final class DmaEngine extends Module {
+    /** This block's side of the link, kept private so clients cannot inject TLPs. */
+    final LinkEnd linkEnd = new LinkEnd() {
+        @Override
+        public void receive(Tlp tlp) {
+            DmaEngine.this.receive(tlp);
+        }
+
+        @Override
+        public void sent(Tlp tlp) {
+            DmaEngine.this.sent(tlp);
+        }
+
+        @Override
+        public void txSpace() {
+            DmaEngine.this.txSpace();
+        }
+    };
+
     private static final long MAX_LATENCY_NS = 1_000_000_000L;
 
     private final PcieConfig cfg;
@@ -240,8 +258,7 @@ public final class DmaEngine extends Module implements LinkEnd {
         return true;
     }
 
-    @Override
-    public void receive(Tlp t) {
+    private void receive(Tlp t) {
         switch (t.kind) {
             case CPLD -> completion(t);
             case MWR -> {
@@ -287,8 +304,7 @@ public final class DmaEngine extends Module implements LinkEnd {
         }
     }
 
-    @Override
-    public void sent(Tlp t) {
+    private void sent(Tlp t) {
         if (t.kind == TlpKind.MWR && t.last) {
             DmaRequest r = t.owner;
             writeRequests.inc();
@@ -307,8 +323,7 @@ public final class DmaEngine extends Module implements LinkEnd {
         r.callback.writeApplied(r);
     }
 
-    @Override
-    public void txSpace() {
+    private void txSpace() {
         wake();
     }
 }

@@ -18,7 +18,25 @@ import java.util.Objects;
  * before it. Its completions enter the same in-order downstream queue as MMIO writes, so a completion never passes
  * an earlier posted write.
  */
-public final class HostBridge extends Module implements LinkEnd {
+public final class HostBridge extends Module {
+    /** This block's side of the link, kept private so clients cannot inject TLPs. */
+    final LinkEnd linkEnd = new LinkEnd() {
+        @Override
+        public void receive(Tlp tlp) {
+            HostBridge.this.receive(tlp);
+        }
+
+        @Override
+        public void sent(Tlp tlp) {
+            HostBridge.this.sent(tlp);
+        }
+
+        @Override
+        public void txSpace() {
+            HostBridge.this.txSpace();
+        }
+    };
+
     private final PcieConfig cfg;
     private final HostMemory memory;
     private final TlpPool pool;
@@ -126,8 +144,7 @@ public final class HostBridge extends Module implements LinkEnd {
         return true;
     }
 
-    @Override
-    public void receive(Tlp t) {
+    private void receive(Tlp t) {
         switch (t.kind) {
             case MWR -> applyWrite(t);
             case MRD -> {
@@ -210,13 +227,11 @@ public final class HostBridge extends Module implements LinkEnd {
         }
     }
 
-    @Override
-    public void sent(Tlp tlp) {
+    private void sent(Tlp tlp) {
         // Nothing waits for host-side TLPs to leave.
     }
 
-    @Override
-    public void txSpace() {
+    private void txSpace() {
         if (mmioRefused && mmioRetry != null && !mmioRetryEvent.scheduled() && down.canAccept(TlpKind.MWR)) {
             mmioRetryEvent.scheduleIn(0);
         }
