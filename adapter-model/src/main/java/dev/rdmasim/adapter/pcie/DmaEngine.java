@@ -262,7 +262,9 @@ public final class DmaEngine extends Module {
         switch (t.kind) {
             case CPLD -> completion(t);
             case MWR -> {
-                InvariantViolation.check(mmioTarget != null, fullName() + ": MMIO write arrived but no MMIO target is set");
+                if (mmioTarget == null) {
+                    throw new InvariantViolation(fullName() + ": MMIO write arrived but no MMIO target is set");
+                }
                 mmioWrites.inc();
                 mmioTarget.mmioWrite(t.address, t.payload, 0, t.length);
                 pool.release(t);
@@ -274,11 +276,13 @@ public final class DmaEngine extends Module {
     private void completion(Tlp t) {
         int tag = t.tag;
         DmaRequest r = tagRequest[tag];
-        InvariantViolation.check(r != null, fullName() + ": completion for free tag " + tag);
+        if (r == null) {
+            throw new InvariantViolation(fullName() + ": completion for free tag " + tag);
+        }
         // Completions of one request arrive in address order, each carrying the bytes still to come.
-        InvariantViolation.check(t.address == tagAddress[tag] && t.byteCount == tagRemaining[tag]
-                        && t.length <= tagRemaining[tag],
-                fullName() + ": completion " + t + " does not continue tag " + tag + " in order");
+        if (t.address != tagAddress[tag] || t.byteCount != tagRemaining[tag] || t.length > tagRemaining[tag]) {
+            throw new InvariantViolation(fullName() + ": completion " + t + " does not continue tag " + tag + " in order");
+        }
         System.arraycopy(t.payload, 0, r.buffer, tagBufferOffset[tag], t.length);
         tagAddress[tag] += t.length;
         tagBufferOffset[tag] += t.length;
@@ -318,7 +322,9 @@ public final class DmaEngine extends Module {
     }
 
     void writeApplied(DmaRequest r) {
-        InvariantViolation.check(r.sentSeen, "write " + r + " applied before its last TLP was sent");
+        if (!r.sentSeen) {
+            throw new InvariantViolation("write " + r + " applied before its last TLP was sent");
+        }
         r.inEngine = false;
         r.callback.writeApplied(r);
     }

@@ -148,7 +148,9 @@ public final class HostBridge extends Module {
         switch (t.kind) {
             case MWR -> applyWrite(t);
             case MRD -> {
-                InvariantViolation.check(rCount < reads.length, fullName() + ": more reads outstanding than tags");
+                if (rCount == reads.length) {
+                    throw new InvariantViolation(fullName() + ": more reads outstanding than tags");
+                }
                 int slot = (rHead + rCount) % reads.length;
                 reads[slot] = t;
                 readDuePs[slot] = now() + cfg.hostReadLatencyPs();
@@ -166,7 +168,9 @@ public final class HostBridge extends Module {
     private void applyWrite(Tlp t) {
         DmaRequest owner = t.notifyOnApply ? t.owner : null;
         if (cfg.isMsix(t.address)) {
-            InvariantViolation.check(interruptHandler != null, fullName() + ": MSI-X write but no interrupt handler");
+            if (interruptHandler == null) {
+                throw new InvariantViolation(fullName() + ": MSI-X write but no interrupt handler");
+            }
             int vector = (int) ((t.address - cfg.msixBase()) >>> 2);
             int data = (t.payload[0] & 0xff) | (t.length > 1 ? (t.payload[1] & 0xff) << 8 : 0)
                     | (t.length > 2 ? (t.payload[2] & 0xff) << 16 : 0) | (t.length > 3 ? (t.payload[3] & 0xff) << 24 : 0);

@@ -206,9 +206,18 @@ class DmaBackpressureTest {
         writes.start();
         sim.runUntil(50_000_000L);
         int warm = link.tlpsAllocated();
+        com.sun.management.ThreadMXBean mx =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = mx.getCurrentThreadAllocatedBytes();
+        long events = sim.eventsExecuted();
+        long payload = link.down().payloadBytes() + link.up().payloadBytes();
         sim.runUntil(400_000_000L);
+        long allocated = mx.getCurrentThreadAllocatedBytes() - before;
         assertThat(link.tlpsAllocated()).isEqualTo(warm);
-        assertThat(link.down().payloadBytes()).isGreaterThan(1_000_000);
+        assertThat(link.down().payloadBytes() + link.up().payloadBytes() - payload).isGreaterThan(1_000_000);
+        // Tens of thousands of TLPs went by; one object per TLP would be far beyond this slack.
+        assertThat(sim.eventsExecuted() - events).isGreaterThan(50_000);
+        assertThat(allocated).as("bytes allocated in steady state").isLessThan(16_384);
     }
 
     @Test
