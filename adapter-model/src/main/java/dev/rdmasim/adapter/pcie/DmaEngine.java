@@ -22,7 +22,25 @@ import java.util.List;
  * <p>Downstream, completions are copied into the reading client's buffer, and host MMIO writes go to the
  * {@link MmioTarget}.
  */
-public final class DmaEngine extends Module implements LinkEnd {
+public final class DmaEngine extends Module {
+    /** This block's side of the link, kept private so clients cannot inject TLPs. */
+    final LinkEnd linkEnd = new LinkEnd() {
+        @Override
+        public void receive(Tlp tlp) {
+            DmaEngine.this.receive(tlp);
+        }
+
+        @Override
+        public void sent(Tlp tlp) {
+            DmaEngine.this.sent(tlp);
+        }
+
+        @Override
+        public void txSpace() {
+            DmaEngine.this.txSpace();
+        }
+    };
+
     private static final long MAX_LATENCY_NS = 1_000_000_000L;
 
     private final PcieConfig cfg;
@@ -229,6 +247,7 @@ public final class DmaEngine extends Module implements LinkEnd {
                 t.owner = r;
                 r.issued += len;
                 t.last = r.issued == r.length;
+                t.notifyOnApply = t.last && r.notifyApplied;
                 mwrs.inc();
                 if (t.last) {
                     c.pop();
@@ -239,12 +258,13 @@ public final class DmaEngine extends Module implements LinkEnd {
         return true;
     }
 
-    @Override
-    public void receive(Tlp t) {
+    private void receive(Tlp t) {
         switch (t.kind) {
             case CPLD -> completion(t);
             case MWR -> {
-                InvariantViolation.check(mmioTarget != null, fullName() + ": MMIO write arrived but no MMIO target is set");
+                if (mmioTarget == null) {
+                    throw new InvariantViolation(fullName() + ": MMIO write arrived but no MMIO target is set");
+                }
                 mmioWrites.inc();
                 mmioTarget.mmioWrite(t.address, t.payload, 0, t.length);
                 pool.release(t);
@@ -256,11 +276,13 @@ public final class DmaEngine extends Module implements LinkEnd {
     private void completion(Tlp t) {
         int tag = t.tag;
         DmaRequest r = tagRequest[tag];
-        InvariantViolation.check(r != null, fullName() + ": completion for free tag " + tag);
+        if (r == null) {
+            throw new InvariantViolation(fullName() + ": completion for free tag " + tag);
+        }
         // Completions of one request arrive in address order, each carrying the bytes still to come.
-        InvariantViolation.check(t.address == tagAddress[tag] && t.byteCount == tagRemaining[tag]
-                        && t.length <= tagRemaining[tag],
-                fullName() + ": completion " + t + " does not continue tag " + tag + " in order");
+        if (t.address != tagAddress[tag] || t.byteCount != tagRemaining[tag] || t.length > tagRemaining[tag]) {
+            throw new InvariantViolation(fullName() + ": completion " + t + " does not continue tag " + tag + " in order");
+        }
         System.arraycopy(t.payload, 0, r.buffer, tagBufferOffset[tag], t.length);
         tagAddress[tag] += t.length;
         tagBufferOffset[tag] += t.length;
@@ -286,8 +308,7 @@ public final class DmaEngine extends Module implements LinkEnd {
         }
     }
 
-    @Override
-    public void sent(Tlp t) {
+    private void sent(Tlp t) {
         if (t.kind == TlpKind.MWR && t.last) {
             DmaRequest r = t.owner;
             writeRequests.inc();
@@ -301,13 +322,14 @@ public final class DmaEngine extends Module implements LinkEnd {
     }
 
     void writeApplied(DmaRequest r) {
-        InvariantViolation.check(r.sentSeen, "write " + r + " applied before its last TLP was sent");
+        if (!r.sentSeen) {
+            throw new InvariantViolation("write " + r + " applied before its last TLP was sent");
+        }
         r.inEngine = false;
         r.callback.writeApplied(r);
     }
 
-    @Override
-    public void txSpace() {
+    private void txSpace() {
         wake();
     }
 }

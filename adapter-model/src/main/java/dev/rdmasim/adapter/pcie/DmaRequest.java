@@ -113,7 +113,9 @@ public final class DmaRequest {
 
     /** Called by the root complex when the last MWr of a notifying write is applied. */
     void applied() {
-        InvariantViolation.check(inEngine && kind == Kind.WRITE && !appliedSeen, "write " + this + " applied twice");
+        if (!inEngine || kind != Kind.WRITE || appliedSeen) {
+            throw new InvariantViolation("write " + this + " applied twice, or while not in the engine");
+        }
         appliedSeen = true;
         engine.writeApplied(this);
     }

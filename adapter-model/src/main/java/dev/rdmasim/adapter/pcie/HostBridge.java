@@ -18,7 +18,25 @@ import java.util.Objects;
  * before it. Its completions enter the same in-order downstream queue as MMIO writes, so a completion never passes
  * an earlier posted write.
  */
-public final class HostBridge extends Module implements LinkEnd {
+public final class HostBridge extends Module {
+    /** This block's side of the link, kept private so clients cannot inject TLPs. */
+    final LinkEnd linkEnd = new LinkEnd() {
+        @Override
+        public void receive(Tlp tlp) {
+            HostBridge.this.receive(tlp);
+        }
+
+        @Override
+        public void sent(Tlp tlp) {
+            HostBridge.this.sent(tlp);
+        }
+
+        @Override
+        public void txSpace() {
+            HostBridge.this.txSpace();
+        }
+    };
+
     private final PcieConfig cfg;
     private final HostMemory memory;
     private final TlpPool pool;
@@ -126,12 +144,13 @@ public final class HostBridge extends Module implements LinkEnd {
         return true;
     }
 
-    @Override
-    public void receive(Tlp t) {
+    private void receive(Tlp t) {
         switch (t.kind) {
             case MWR -> applyWrite(t);
             case MRD -> {
-                InvariantViolation.check(rCount < reads.length, fullName() + ": more reads outstanding than tags");
+                if (rCount == reads.length) {
+                    throw new InvariantViolation(fullName() + ": more reads outstanding than tags");
+                }
                 int slot = (rHead + rCount) % reads.length;
                 reads[slot] = t;
                 readDuePs[slot] = now() + cfg.hostReadLatencyPs();
@@ -147,10 +166,11 @@ public final class HostBridge extends Module implements LinkEnd {
     }
 
     private void applyWrite(Tlp t) {
-        DmaRequest owner = t.owner;
-        boolean last = t.last;
+        DmaRequest owner = t.notifyOnApply ? t.owner : null;
         if (cfg.isMsix(t.address)) {
-            InvariantViolation.check(interruptHandler != null, fullName() + ": MSI-X write but no interrupt handler");
+            if (interruptHandler == null) {
+                throw new InvariantViolation(fullName() + ": MSI-X write but no interrupt handler");
+            }
             int vector = (int) ((t.address - cfg.msixBase()) >>> 2);
             int data = (t.payload[0] & 0xff) | (t.length > 1 ? (t.payload[1] & 0xff) << 8 : 0)
                     | (t.length > 2 ? (t.payload[2] & 0xff) << 16 : 0) | (t.length > 3 ? (t.payload[3] & 0xff) << 24 : 0);
@@ -173,7 +193,7 @@ public final class HostBridge extends Module implements LinkEnd {
                 writeObserver.written(addr, len);
             }
         }
-        if (last && owner != null && owner.notifyApplied) {
+        if (owner != null) {
             owner.applied();
         }
     }
@@ -211,13 +231,11 @@ public final class HostBridge extends Module implements LinkEnd {
         }
     }
 
-    @Override
-    public void sent(Tlp tlp) {
+    private void sent(Tlp tlp) {
         // Nothing waits for host-side TLPs to leave.
     }
 
-    @Override
-    public void txSpace() {
+    private void txSpace() {
         if (mmioRefused && mmioRetry != null && !mmioRetryEvent.scheduled() && down.canAccept(TlpKind.MWR)) {
             mmioRetryEvent.scheduleIn(0);
         }

@@ -149,8 +149,9 @@ public final class LinkTransmitter extends Module {
     /** Queues a TLP whose fields are set; the caller must have checked {@link #canAccept}. */
     void enqueue(Tlp t) {
         int c = trafficClass(t.kind);
-        InvariantViolation.check(classCount[c] < classLimit[c],
-                fullName() + ": " + t.kind + " queued beyond its class limit " + classLimit[c]);
+        if (classCount[c] >= classLimit[c]) {
+            throw new InvariantViolation(fullName() + ": " + t.kind + " queued beyond its class limit " + classLimit[c]);
+        }
         classCount[c]++;
         t.queuedPs = now();
         queue[(qHead + qCount) % queue.length] = t;
@@ -243,7 +244,9 @@ public final class LinkTransmitter extends Module {
         Tlp t = current;
         current = null;
         sender.sent(t);
-        InvariantViolation.check(fCount < flight.length, fullName() + ": more TLPs on the wire than it can hold");
+        if (fCount == flight.length) {
+            throw new InvariantViolation(fullName() + ": more TLPs on the wire than it can hold");
+        }
         int slot = (fHead + fCount) % flight.length;
         flight[slot] = t;
         flightArrivePs[slot] = now() + linkLatencyPs;
@@ -320,8 +323,9 @@ public final class LinkTransmitter extends Module {
 
     @Override
     protected void onReset() {
-        InvariantViolation.check(qCount == 0 && fCount == 0 && current == null,
-                fullName() + ": reset with TLPs still queued or on the wire");
+        if (qCount != 0 || fCount != 0 || current != null) {
+            throw new InvariantViolation(fullName() + ": reset with TLPs still queued or on the wire");
+        }
         txDone.cancel();
         linkFree.cancel();
         deliver.cancel();

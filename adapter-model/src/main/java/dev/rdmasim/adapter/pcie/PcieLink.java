@@ -55,8 +55,8 @@ public final class PcieLink extends Module {
         TlpPool pool = new TlpPool(cfg.mps(), Math.min(bound, 64), bound);
         HostBridge rc = new HostBridge(self, "rc", cfg, memory, pool, down);
         DmaEngine dma = new DmaEngine(self, "dma", cfg, pool, up);
-        up.connect(dma, rc);
-        down.connect(rc, dma);
+        up.connect(dma.linkEnd, rc.linkEnd);
+        down.connect(rc.linkEnd, dma.linkEnd);
         return new Parts(up, down, rc, dma, pool);
     }
 

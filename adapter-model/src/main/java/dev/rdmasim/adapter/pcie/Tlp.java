@@ -21,6 +21,11 @@ public final class Tlp {
     DmaRequest owner;
     /** Last MWr of its request. */
     boolean last;
+    /**
+     * Last MWr of a request that asked to hear when it is applied. Captured when the TLP is built: once a write's
+     * last TLP has left, its owner may reuse the request object for something else.
+     */
+    boolean notifyOnApply;
     /** Time the TLP was queued for transmission, ps. */
     long queuedPs;
 
@@ -61,6 +66,7 @@ public final class Tlp {
         kind = null;
         owner = null;
         last = false;
+        notifyOnApply = false;
         address = 0;
         length = 0;
         tag = 0;

@@ -29,7 +29,9 @@ final class TlpPool {
             t = free[--freeCount];
             free[freeCount] = null;
         } else {
-            InvariantViolation.check(created < cap, "TLP pool exhausted: " + cap + " TLPs alive, a block is not releasing them");
+            if (created >= cap) {
+                throw new InvariantViolation("TLP pool exhausted: " + cap + " TLPs alive, a block is not releasing them");
+            }
             created++;
             t = new Tlp(maxPayload);
         }
@@ -38,7 +40,9 @@ final class TlpPool {
     }
 
     void release(Tlp t) {
-        InvariantViolation.check(t.kind != null, "TLP released twice");
+        if (t.kind == null) {
+            throw new InvariantViolation("TLP released twice");
+        }
         t.clear();
         if (freeCount == free.length) {
             free = java.util.Arrays.copyOf(free, free.length * 2);
