@@ -332,4 +332,17 @@ public final class DmaEngine extends Module {
     private void txSpace() {
         wake();
     }
+
+    @Override
+    protected void onReset() {
+        boolean queued = false;
+        for (DmaChannel c : rr) {
+            queued |= c.queued() > 0;
+        }
+        if (queued || tagsInUse() > 0) {
+            throw new InvariantViolation(fullName() + ": reset with DMA requests queued or reads outstanding");
+        }
+        pump.cancel();
+        rrNext = 0;
+    }
 }

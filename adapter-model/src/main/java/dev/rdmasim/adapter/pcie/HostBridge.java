@@ -250,4 +250,14 @@ public final class HostBridge extends Module {
     public int pendingReads() {
         return rCount;
     }
+
+    @Override
+    protected void onReset() {
+        if (rCount != 0) {
+            throw new InvariantViolation(fullName() + ": reset with device reads still being served");
+        }
+        serveRead.cancel();
+        mmioRetryEvent.cancel();
+        mmioRefused = false;
+    }
 }

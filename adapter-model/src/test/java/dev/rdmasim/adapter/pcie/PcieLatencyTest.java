@@ -73,4 +73,28 @@ class PcieLatencyTest {
         assertThat(res.donePs).isEqualTo(serPs(24) + serPs(84));
         assertThat((double) res.donePs).isCloseTo(108 * PS_PER_BYTE_GEN3_X8, within(2.0));
     }
+
+    @Test
+    void aResetIdleLinkTimesTheNextReadAsIfFresh() {
+        PcieConfig cfg = PcieConfig.defaults();
+        Simulator sim = new Simulator(1);
+        PcieLink link = new PcieLink(sim, "pcie", cfg, new HostMemory("host"));
+        DmaChannel ch = link.dma().addChannel("rd", 2);
+        long[] done = new long[2];
+        byte[] buf = new byte[64];
+        DmaCallback cb = new DmaCallback() {
+            @Override
+            public void readDone(DmaRequest r) {
+                done[(int) r.cookie()] = sim.now();
+            }
+        };
+        DmaRequest r = new DmaRequest();
+        assertThat(ch.submit(r.read(0x1000, buf, 0, 64, cb, 0))).isTrue();
+        sim.run();
+        link.reset();
+        long start = sim.now();
+        assertThat(ch.submit(r.read(0x1000, buf, 0, 64, cb, 1))).isTrue();
+        sim.run();
+        assertThat(done[1] - start).isEqualTo(done[0]);
+    }
 }
