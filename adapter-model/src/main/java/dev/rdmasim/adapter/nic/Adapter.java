@@ -25,6 +25,8 @@ import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.hw.ClockDomain;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.kernel.wave.Signal;
 import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
@@ -90,6 +92,19 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     private final SendWqeParser parser;
     private boolean fetchSubmitBlocked;
     private int blockedFetch = -1;
+    // Shared on-chip buffers: fetched WQE blocks awaiting parse, and inline payload awaiting acknowledgement.
+    private final int prefetchDepth;
+    private int wqeCacheFree;
+    private final IntRing cacheWaiters;
+    private long inlineFree;
+    private boolean parseStalledOnInline;
+    private final TimeAverage wqeCacheUsed;
+    private final TimeAverage inlineUsed;
+    private final Counter inlineStalls;
+    private final Counter wqeCacheStalls;
+    private final Signal inlineSignal;
+    private final long wqeCacheBbs;
+    private final long inlineBytes;
     private final Counter doorbells;
     private final Counter blueflames;
     private final Counter wqeFetches;
@@ -133,8 +148,8 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         bfBytes = profile.getInt(NIC_BLUEFLAME_BYTES);
         outstandingPerQp = profile.getInt(NIC_MAX_OUTSTANDING_PER_QP);
         int slots = profile.getInt(NIC_SCHEDULER_QP_SLOTS);
-        fetchQueue = new IntRing(maxQps);
-        parseQueue = new IntRing(maxQps);
+        fetchQueue = new IntRing(16);
+        parseQueue = new IntRing(16);
         fetchReads = new DmaRequest[slots];
         fetchQpn = new int[slots];
         for (int i = 0; i < slots; i++) {
@@ -148,6 +163,17 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         parseStep = sim.event(name + ".parse", this::parseOne);
         fetchChannel.setRetry(this::onFetchRetry);
         parser = new SendWqeParser(Math.max(1, Math.min(63, profile.getInt(NDK_MAX_INITIATOR_REQUEST_SGE))));
+        prefetchDepth = profile.getInt(NIC_WQE_PREFETCH_DEPTH);
+        wqeCacheBbs = profile.getLong(NIC_WQE_CACHE_ENTRIES);
+        wqeCacheFree = (int) wqeCacheBbs;
+        cacheWaiters = new IntRing(16);
+        inlineBytes = profile.getLong(NIC_INLINE_BUFFER_BYTES);
+        inlineFree = inlineBytes;
+        wqeCacheUsed = stats().timeAverage("wqeCacheUsed", "BBs", "WQE cache blocks reserved by fetches or holding unparsed WQEs");
+        inlineUsed = stats().timeAverage("inlineUsed", "bytes", "inline buffer bytes holding payload of unacknowledged requests");
+        inlineStalls = stats().counter("inlineStalls", "events", "times the parser waited for inline buffer space");
+        wqeCacheStalls = stats().counter("wqeCacheStalls", "events", "times a fetch waited for WQE cache space");
+        inlineSignal = signal("inlineUsed", 32);
         doorbells = stats().counter("doorbells", "MMIOs", "8-byte send doorbells received");
         blueflames = stats().counter("blueflames", "WQEs", "WQEs received whole by BlueFlame (no fetch)");
         wqeFetches = stats().counter("wqeFetches", "reads", "DMA reads of send-ring basic blocks");
@@ -218,12 +244,26 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         Cq cq = new Cq(cqn, ring, logSize, dbRecord);
         cq.moderationCount = profile.getInt(CQ_MODERATION_COUNT);
         cq.moderationPeriodPs = profile.getLong(CQ_MODERATION_PERIOD);
+        cq.moderationTimer = sim().event(fullName() + ".cq" + cqn + ".moderation", () -> cqe.moderationExpired(cq));
         cqs.put(cqn, cq);
         byte[] ctx = new byte[CQ_CONTEXT_BYTES];
         BigEndian.putI64(ctx, 0, ring);
         BigEndian.putI32(ctx, 8, logSize);
         BigEndian.putI64(ctx, 16, dbRecord);
         memory.write(cqContextAddress(cqn), ctx, 0, ctx.length);
+    }
+
+    /**
+     * Interrupt moderation of a CQ: an event is raised after {@code count} CQEs since the arm was
+     * used, or {@code periodPs} after the first, whichever comes first (count 1 = no moderation).
+     */
+    public void moderateCq(int cqn, int count, long periodPs) {
+        if (count < 1 || periodPs < 0) {
+            throw new IllegalArgumentException("moderation count must be >= 1 and period >= 0, got " + count + ", " + periodPs);
+        }
+        Cq cq = cq(cqn);
+        cq.moderationCount = count;
+        cq.moderationPeriodPs = periodPs;
     }
 
     /** Creates a QP in INIT state. */
@@ -384,7 +424,8 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             int index = ControlSegment.wqeIndex(qp.bf, 0);
             int bbs = bytes / SendWqeBuilder.BB;
             if (index == qp.fetchedBb && !qp.fetchInFlight && index == qp.sqPi
-                    && ((qp.fetchedBb - qp.parsedBb) & 0xFFFF) + bbs <= qp.stagingBbs) {
+                    && ((qp.fetchedBb - qp.parsedBb) & 0xFFFF) + bbs <= qp.stagingBbs && wqeCacheFree >= bbs) {
+                reserveWqeCache(bbs);
                 // Nothing older is missing: place the WQE as if fetched and skip the DMA read.
                 blueflames.inc();
                 for (int b = 0; b < bbs; b++) {
@@ -403,20 +444,19 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         }
     }
 
-    private long lastDoorbellPs = -1;
-
     private void stampDoorbell(Qp qp) {
-        lastDoorbellPs = now();
+        qp.doorbellPs = now();
     }
 
     private void ring(Qp qp, int pi) {
         qp.sqPi = pi;
-        lastDoorbellPs = now();
+        qp.doorbellPs = now();
         queueFetch(qp);
     }
 
     private void queueFetch(Qp qp) {
-        if (!qp.inFetchQueue && qp.bbsToFetch() > 0 && !qp.fetchInFlight && qp.state == QpState.READY_TO_SEND) {
+        if (!qp.inFetchQueue && qp.bbsToFetch() > 0 && !qp.fetchInFlight && qp.state == QpState.READY_TO_SEND
+                && qp.wrCount - qp.wrSent < prefetchDepth) {
             qp.inFetchQueue = true;
             fetchQueue.add(qp.qpn);
             pumpFetch();
@@ -466,10 +506,17 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         n = Math.min(n, qp.sqMaskBbs() + 1 - ringBb);
         int stageBb = qp.fetchedBb & (qp.stagingBbs - 1);
         n = Math.min(n, qp.stagingBbs - stageBb);
+        if (n > 0 && wqeCacheFree == 0) {
+            wqeCacheStalls.inc();
+            cacheWaiters.add(qp.qpn);
+            return; // Parsing frees blocks and requeues the waiters.
+        }
+        n = Math.min(n, wqeCacheFree);
         if (n <= 0) {
             pumpFetch(); // Ring of in-flight requests is full: retirement requeues the QP.
             return;
         }
+        reserveWqeCache(n);
         fetchQpn[slot] = qp.qpn;
         qp.fetchInFlight = true;
         fetchReads[slot].read(qp.cfg.sqBase() + (long) ringBb * SendWqeBuilder.BB, qp.staging,
@@ -536,10 +583,11 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     // ---------------------------------------------------------------- WQE parser
 
     private void queueParse(Qp qp) {
-        if (!parseQueue.isFull()) {
+        if (!qp.inParseQueue) {
+            qp.inParseQueue = true;
             parseQueue.add(qp.qpn);
         }
-        if (!parseStep.scheduled()) {
+        if (!parseStep.scheduled() && !parseStalledOnInline) {
             parseStep.schedule(parseBusy.book(parseCycles));
         }
     }
@@ -549,8 +597,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             parseBusy.idle();
             return;
         }
-        Qp qp = qp(parseQueue.poll());
+        Qp qp = qp(parseQueue.peek());
         int avail = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
+        boolean more = false;
         if (avail > 0 && !qp.ringFull()) {
             int off = (qp.parsedBb & (qp.stagingBbs - 1)) * SendWqeBuilder.BB;
             int ds = ControlSegment.ds(qp.staging, off);
@@ -558,29 +607,83 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             if (bbs <= avail) {
                 parser.setLimits(Math.min(qp.cfg.maxSendSge(), 63), qp.cfg.maxInline(), ControlSegment.MAX_DS);
                 int syndrome = parser.parse(qp.staging, 0, qp.staging.length, off, qp.qpn, qp.parsedBb);
+                if (syndrome == 0 && parser.isInline() && parser.inlineLength() > inlineFree) {
+                    // The inline buffer is full: the parser stalls until an acknowledgement frees it.
+                    inlineStalls.inc();
+                    parseStalledOnInline = true;
+                    parseBusy.idle();
+                    return;
+                }
                 Wr w = qp.wr(qp.wrCount);
                 w.clear();
-                w.stamp(Stage.DOORBELL, lastDoorbellPs);
+                w.stamp(Stage.DOORBELL, qp.doorbellPs);
                 w.stamp(Stage.WQE_FETCHED, now());
                 fill(qp, w, syndrome, bbs);
+                if (w.inline) {
+                    takeInline(w.length);
+                }
                 qp.wrCount++;
                 qp.parsedBb = (qp.parsedBb + bbs) & 0xFFFF;
+                releaseWqeCache(bbs);
                 wqesParsed.inc();
                 if (syndrome != 0) {
                     badWqes.inc();
                 }
                 tx.queue(qp);
-                if (((qp.fetchedBb - qp.parsedBb) & 0xFFFF) > 0) {
-                    parseQueue.add(qp.qpn);
-                }
+                more = ((qp.fetchedBb - qp.parsedBb) & 0xFFFF) > 0 && !qp.ringFull();
             }
-            queueFetch(qp);
         }
+        parseQueue.poll();
+        qp.inParseQueue = false;
+        if (more) {
+            qp.inParseQueue = true;
+            parseQueue.add(qp.qpn);
+        }
+        queueFetch(qp);
         if (!parseQueue.isEmpty()) {
             parseStep.schedule(parseBusy.book(parseCycles));
         } else {
             parseBusy.idle();
         }
+    }
+
+    private void reserveWqeCache(int bbs) {
+        wqeCacheFree -= bbs;
+        wqeCacheUsed.set(wqeCacheBbs - wqeCacheFree);
+    }
+
+    private void releaseWqeCache(int bbs) {
+        wqeCacheFree += bbs;
+        InvariantViolation.check(wqeCacheFree <= wqeCacheBbs, "WQE cache released more blocks than it holds");
+        wqeCacheUsed.set(wqeCacheBbs - wqeCacheFree);
+        while (!cacheWaiters.isEmpty()) {
+            queueFetch(qp(cacheWaiters.poll()));
+        }
+    }
+
+    private void takeInline(long bytes) {
+        inlineFree -= bytes;
+        inlineUsed.set(inlineBytes - inlineFree);
+        inlineSignal.set(inlineBytes - inlineFree);
+    }
+
+    /** An inline request was acknowledged (or flushed): its payload leaves the inline buffer. */
+    void releaseInline(long bytes) {
+        inlineFree += bytes;
+        InvariantViolation.check(inlineFree <= inlineBytes, "inline buffer released more bytes than it holds");
+        inlineUsed.set(inlineBytes - inlineFree);
+        inlineSignal.set(inlineBytes - inlineFree);
+        if (parseStalledOnInline) {
+            parseStalledOnInline = false;
+            if (!parseStep.scheduled()) {
+                parseStep.schedule(parseBusy.book(parseCycles));
+            }
+        }
+    }
+
+    /** The transmitter queued the last packet of a request: the QP may fetch further ahead. */
+    void sentOne(Qp qp) {
+        queueFetch(qp);
     }
 
     private void fill(Qp qp, Wr w, int syndrome, int bbs) {

@@ -18,6 +18,8 @@ final class Cq {
     int moderationCount;
     long moderationPeriodPs;
     int heldEvents;
+    boolean eventHeld;
+    dev.rdmasim.kernel.Event moderationTimer;
     long firstHeldPs;
 
     Cq(int cqn, long ring, int logSize, long dbRecord) {

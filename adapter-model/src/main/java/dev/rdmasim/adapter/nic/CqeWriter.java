@@ -172,10 +172,20 @@ final class CqeWriter extends Module implements DmaCallback {
         submit(cqeWrite);
         boolean matches = cq.armed && (!cq.armSolicitedOnly || j.solicited || j.syndrome != 0);
         if (matches) {
+            // One-shot: the arm is used up; moderation may hold the event back.
             cq.armed = false;
-            eventPending = true;
-            eventCqn = cq.cqn;
-            eventType = Eqe.TYPE_COMPLETION;
+            cq.eventHeld = true;
+            cq.heldEvents = 0;
+            cq.firstHeldPs = now();
+            if (cq.moderationPeriodPs > 0 && cq.moderationCount > 1) {
+                cq.moderationTimer.reschedule(now() + cq.moderationPeriodPs);
+            }
+        }
+        if (cq.eventHeld) {
+            cq.heldEvents++;
+            if (cq.heldEvents >= cq.moderationCount || cq.moderationPeriodPs == 0) {
+                releaseHeldEvent(cq);
+            }
         }
     }
 
@@ -247,6 +257,26 @@ final class CqeWriter extends Module implements DmaCallback {
         count--;
         queued.set(count);
         queuedSignal.set(count);
+        nic.tx.cqeSpace();
+        nic.rx.cqeSpace();
+    }
+
+    private void releaseHeldEvent(Cq cq) {
+        cq.eventHeld = false;
+        cq.moderationTimer.cancel();
+        eventPending = true;
+        eventCqn = cq.cqn;
+        eventType = Eqe.TYPE_COMPLETION;
+    }
+
+    /** The moderation period of a CQ with a held event ran out: raise it now. */
+    void moderationExpired(Cq cq) {
+        if (cq.eventHeld) {
+            releaseHeldEvent(cq);
+            if (!cqeWrite.inEngine()) {
+                raiseEvent();
+            }
+        }
     }
 
     /** Writes an EQE and its MSI-X message (event queue 0, vector 0). */

@@ -2,14 +2,18 @@ package dev.rdmasim.adapter.nic;
 
 import dev.rdmasim.kernel.InvariantViolation;
 
-/** A bounded FIFO of ints (QP numbers, slot indices) with no allocation after construction. */
+/**
+ * A FIFO of ints (QP numbers, slot indices). Callers keep membership unique with a flag per
+ * entry, so its size is bounded by the number of QPs or slots; it grows (doubling) only when more
+ * of them exist than ever before, never in steady state.
+ */
 final class IntRing {
-    private final int[] items;
+    private int[] items;
     private int head;
     private int size;
 
-    IntRing(int capacity) {
-        items = new int[capacity];
+    IntRing(int initialCapacity) {
+        items = new int[Math.max(1, initialCapacity)];
     }
 
     boolean isEmpty() {
@@ -25,7 +29,14 @@ final class IntRing {
     }
 
     void add(int v) {
-        InvariantViolation.check(size < items.length, "ring of " + items.length + " overflowed");
+        if (size == items.length) {
+            int[] bigger = new int[items.length * 2];
+            for (int i = 0; i < size; i++) {
+                bigger[i] = items[(head + i) % items.length];
+            }
+            items = bigger;
+            head = 0;
+        }
         items[(head + size) % items.length] = v;
         size++;
     }

@@ -32,6 +32,9 @@ final class Qp {
     final byte[] staging;
     final int stagingBbs;
     boolean inFetchQueue;
+    boolean inParseQueue;
+    /** When the last doorbell (or BlueFlame write) for this QP reached the adapter. */
+    long doorbellPs = Stage.NOT_REACHED;
     boolean waitingForContext;
 
     // Requester: requests in flight, oldest first.
@@ -91,6 +94,8 @@ final class Qp {
     boolean recvSolicited;
     boolean recvHasImm;
     boolean recvWqeLoaded;
+    int recvSyndrome;
+    boolean inRecvCqeQueue;
 
     // BlueFlame staging: the WQE being written to the doorbell page.
     final byte[] bf;

@@ -60,6 +60,7 @@ final class Receiver extends Module implements DmaCallback {
     private final boolean[] writeIsRead = new boolean[WRITES];
     private final Wr[] writeWr = new Wr[WRITES];
     private final IntRing pendingSubmits = new IntRing(WRITES);
+    private final IntRing cqeWaiters = new IntRing(16);
     private final DmaRequest rqRead = new DmaRequest();
     private final byte[] rqBuf = new byte[512];
     private final RecvWqe.Parser recvParser;
@@ -449,34 +450,50 @@ final class Receiver extends Module implements DmaCallback {
     }
 
     private void completeRecv(Qp qp, int syndrome) {
-        if (nic.cqe.full()) {
-            return; // The error is still reported by the QP going to error.
-        }
-        CqeWriter.Job j = nic.cqe.claim();
-        j.cqn = qp.cfg.recvCqn();
-        j.qpn = qp.qpn;
-        j.opcode = Cqe.RESP_ERR;
-        j.wqeCounter = qp.recvWqeIndex;
-        j.syndrome = syndrome;
-        nic.cqe.commit();
+        qp.recvSyndrome = syndrome;
+        qp.recvCqePending = true;
         qp.recvActive = false;
         qp.rqConsumed++;
+        maybeRecvCqe(qp);
     }
 
+    /** Writes the receive completion once the payload writes have left and the CQE writer has room. */
     private void maybeRecvCqe(Qp qp) {
-        if (!qp.recvCqePending || qp.recvWritesPending > 0 || nic.cqe.full()) {
+        if (!qp.recvCqePending || qp.recvWritesPending > 0) {
+            return;
+        }
+        if (nic.cqe.full()) {
+            if (!qp.inRecvCqeQueue) {
+                qp.inRecvCqeQueue = true;
+                cqeWaiters.add(qp.qpn);
+            }
             return;
         }
         qp.recvCqePending = false;
         CqeWriter.Job j = nic.cqe.claim();
         j.cqn = qp.cfg.recvCqn();
         j.qpn = qp.qpn;
-        j.opcode = qp.recvHasImm ? Cqe.RESP_SEND_IMM : Cqe.RESP_SEND;
         j.wqeCounter = qp.recvWqeIndex;
-        j.byteCount = qp.recvByteCount;
-        j.immediate = qp.recvImmediate;
-        j.solicited = qp.recvSolicited;
+        if (qp.recvSyndrome != 0) {
+            j.opcode = Cqe.RESP_ERR;
+            j.syndrome = qp.recvSyndrome;
+            qp.recvSyndrome = 0;
+        } else {
+            j.opcode = qp.recvHasImm ? Cqe.RESP_SEND_IMM : Cqe.RESP_SEND;
+            j.byteCount = qp.recvByteCount;
+            j.immediate = qp.recvImmediate;
+            j.solicited = qp.recvSolicited;
+        }
         nic.cqe.commit();
+    }
+
+    /** The CQE writer has room again. */
+    void cqeSpace() {
+        while (!cqeWaiters.isEmpty() && !nic.cqe.full()) {
+            Qp qp = nic.qp(cqeWaiters.poll());
+            qp.inRecvCqeQueue = false;
+            maybeRecvCqe(qp);
+        }
     }
 
     // ------------------------------------------------------------ requester: READ responses

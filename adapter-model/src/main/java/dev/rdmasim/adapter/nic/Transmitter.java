@@ -36,6 +36,7 @@ import dev.rdmasim.kernel.stats.TimeAverage;
  * of retries, completes the failing request with an error and flushes the rest.
  */
 final class Transmitter extends Module implements DmaCallback {
+    static final int INFINITE_RNR_RETRY = 7;
     private static final int KIND_REQUEST = 0;
     private static final int KIND_ACK = 1;
     private static final int KIND_READ_RESPONSE = 2;
@@ -106,10 +107,10 @@ final class Transmitter extends Module implements DmaCallback {
             slots[i] = new Slot(nic.mtu, pieces);
         }
         int maxQps = nic.profile.getInt(NIC_MAX_QPS);
-        sendQueue = new IntRing(maxQps);
-        ackQueue = new IntRing(maxQps);
-        readQueue = new IntRing(maxQps);
-        retireQueue = new IntRing(maxQps);
+        sendQueue = new IntRing(16);
+        ackQueue = new IntRing(16);
+        readQueue = new IntRing(16);
+        retireQueue = new IntRing(16);
         pendingSubmits = new IntRing(slotCount * pieces);
         busy = new Busy(this, nic.clock, signal("busy", 1));
         emitEvent = sim().event(fullName() + ".emit", this::emit);
@@ -275,6 +276,7 @@ final class Transmitter extends Module implements DmaCallback {
         w.packetsQueued = read ? w.packets : k + 1;
         if (w.packetsQueued == w.packets) {
             qp.wrSent++;
+            nic.sentOne(qp);
         }
         commitSlot(s);
         return qp.wrSent < qp.wrCount ? 1 : 0;
@@ -521,6 +523,9 @@ final class Transmitter extends Module implements DmaCallback {
             return false;
         }
         w.stamp(Stage.ACKED, now());
+        if (w.inline) {
+            nic.releaseInline(w.length);
+        }
         int err = syndrome != 0 ? syndrome : w.syndrome;
         if (w.signaled || err != 0) {
             CqeWriter.Job j = nic.cqe.claim();
@@ -568,7 +573,8 @@ final class Transmitter extends Module implements DmaCallback {
         }
         if (kind == Aeth.KIND_RNR_NAK) {
             acknowledge(qp, Psn.add(psn, -1));
-            if (--qp.rnrRetriesLeft < 0) {
+            // An RNR retry count of 7 means retry forever (InfiniBand convention).
+            if (qp.rnrRetriesLeft != INFINITE_RNR_RETRY && --qp.rnrRetriesLeft < 0) {
                 failAt(qp, psn, CqeSyndrome.RNR_RETRY_EXC);
                 return;
             }

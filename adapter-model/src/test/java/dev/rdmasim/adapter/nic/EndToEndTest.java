@@ -183,4 +183,131 @@ class EndToEndTest {
         long drops = TestHost.lastLink.aToB().framesDropped() + TestHost.lastLink.bToA().framesDropped();
         assertThat(drops).as("the test must actually lose frames").isPositive();
     }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 1024, 1025, 4096 * 3 + 7, 1 << 20})
+    void sendsOfAnySizeLandInTheReceiveBuffer(int len) {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 4 << 20, ALL);
+        byte[] data = pattern(len + 7, len);
+        p[0].mem.write(p[0].buf, data, 0, len);
+        p[1].postRecv(p[1].buf + (2 << 20), (1 << 20) + 64);
+        p[0].post(WqeOpcode.SEND, -1, 0, p[0].buf, len, false, true);
+        sim.runUntil(2_000_000_000L);
+        List<byte[]> rsp = drain(p[1]);
+        assertThat(drain(p[0])).hasSize(1);
+        assertThat(rsp).hasSize(1);
+        assertThat(Cqe.opcode(rsp.get(0), 0)).isEqualTo(Cqe.RESP_SEND);
+        assertThat(Cqe.byteCount(rsp.get(0), 0)).isEqualTo(len);
+        assertThat(p[1].mem.equalsRange(p[1].buf + (2 << 20), data, 0, len)).isTrue();
+        assertThat(p[1].mem.equalsRange(p[1].buf + (2 << 20) + len, new byte[64], 0, 64)).isTrue();
+    }
+
+    @Test
+    void writeBeyondTheRegionIsARemoteAccessErrorAndChangesNothing() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        p[0].mem.write(p[0].buf, pattern(4, 4096), 0, 4096);
+        long before = p[1].mem.digest(p[1].buf - 8192, p[1].bufSize + 16384);
+        // Starts inside the region, ends 1 byte past it.
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf + p[1].bufSize - 4095, p[1].key, p[0].buf, 4096, false, true);
+        sim.runUntil(1_000_000_000L);
+        List<byte[]> cqes = drain(p[0]);
+        assertThat(cqes).hasSize(1);
+        assertThat(Cqe.syndrome(cqes.get(0), 0)).isEqualTo(CqeSyndrome.REMOTE_ACCESS);
+        assertThat(p[1].mem.digest(p[1].buf - 8192, p[1].bufSize + 16384)).isEqualTo(before);
+        assertThat(p[0].nic.qpState(TestHost.QPN)).isEqualTo(QpState.ERROR);
+    }
+
+    @Test
+    void writeToAReadOnlyRegionIsARemoteAccessError() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);
+        p[0].mem.write(p[0].buf, pattern(4, 100), 0, 100);
+        long before = p[1].mem.digest(p[1].buf, p[1].bufSize);
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 100, false, true);
+        sim.runUntil(1_000_000_000L);
+        List<byte[]> cqes = drain(p[0]);
+        assertThat(cqes).hasSize(1);
+        assertThat(Cqe.syndrome(cqes.get(0), 0)).isEqualTo(CqeSyndrome.REMOTE_ACCESS);
+        assertThat(p[1].mem.digest(p[1].buf, p[1].bufSize)).isEqualTo(before);
+    }
+
+    @Test
+    void sendLargerThanTheReceiveBufferFailsBothSides() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        p[1].postRecv(p[1].buf, 100);
+        p[0].post(WqeOpcode.SEND, -1, 0, p[0].buf, 2000, false, true);
+        sim.runUntil(1_000_000_000L);
+        List<byte[]> req = drain(p[0]);
+        List<byte[]> rsp = drain(p[1]);
+        assertThat(req).hasSize(1);
+        assertThat(Cqe.syndrome(req.get(0), 0)).isEqualTo(CqeSyndrome.REMOTE_INVAL_REQ);
+        assertThat(rsp).hasSize(1);
+        assertThat(Cqe.opcode(rsp.get(0), 0)).isEqualTo(Cqe.RESP_ERR);
+        assertThat(Cqe.syndrome(rsp.get(0), 0)).isEqualTo(CqeSyndrome.LOCAL_LENGTH);
+    }
+
+    @Test
+    void sendWithoutAReceiveIsRetriedAfterRnrAndSucceedsOnceOneIsPosted() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        byte[] data = pattern(8, 256);
+        p[0].mem.write(p[0].buf, data, 0, 256);
+        p[0].post(WqeOpcode.SEND, -1, 0, p[0].buf, 256, false, true);
+        sim.runUntil(20_000_000L);
+        assertThat(drain(p[0])).isEmpty();
+        p[1].postRecv(p[1].buf, 256);
+        sim.runUntil(sim.now() + 2_000_000_000L);
+        List<byte[]> req = drain(p[0]);
+        assertThat(req).hasSize(1);
+        assertThat(Cqe.opcode(req.get(0), 0)).isEqualTo(Cqe.REQ);
+        assertThat(p[1].mem.equalsRange(p[1].buf, data, 0, 256)).isTrue();
+        assertThat(sim.stats().toText()).containsPattern("nicB\\.rx\\.rnrNaks\\s+[1-9]");
+    }
+
+    @Test
+    void cqOverflowIsDetectedAndReported() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        int entries = 1 << TestHost.LOG_CQ;
+        for (int i = 0; i < entries + 4; i++) {
+            p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 8, true, true);
+            sim.runUntil(sim.now() + 20_000_000L);
+        }
+        // Nobody polled: the ring filled and the next CQE overflowed it.
+        assertThat(p[0].nic.qpState(TestHost.QPN)).isEqualTo(QpState.ERROR);
+        assertThat(sim.stats().toText()).containsPattern("nicA\\.cqe\\.overflows\\s+[1-9]");
+        assertThat(drain(p[0])).hasSize(entries);
+    }
+
+    @Test
+    void armedCqRaisesOneInterruptPerArmWithModeration() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        List<Long> irqs = new ArrayList<>();
+        p[0].nic.host().setInterruptHandler((vector, data) -> irqs.add(sim.now()));
+        p[0].nic.moderateCq(1, 4, 50_000_000L);
+        arm(p[0], sim);
+        for (int i = 0; i < 3; i++) {
+            p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 8, true, true);
+        }
+        sim.runUntil(10_000_000L);
+        assertThat(drain(p[0])).hasSize(3);
+        assertThat(irqs).as("3 CQEs < count 4: held until the period").isEmpty();
+        sim.runUntil(100_000_000L);
+        assertThat(irqs).hasSize(1);
+        // Without a new arm, more CQEs raise nothing.
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 8, true, true);
+        sim.runUntil(200_000_000L);
+        assertThat(irqs).hasSize(1);
+    }
+
+    private static void arm(TestHost h, Simulator sim) {
+        int word = dev.rdmasim.adapter.format.Doorbells.armWord(0, dev.rdmasim.adapter.format.Doorbells.ARM_CMD_ANY, (int) h.cqCi);
+        byte[] v = new byte[8];
+        dev.rdmasim.adapter.format.BigEndian.putI64(v, 0, dev.rdmasim.adapter.format.Doorbells.cqArmDoorbell(word, 1));
+        assertThat(h.nic.host().mmioWrite(Adapter.cqArmOffset(TestHost.QPN), v, 0, 8)).isTrue();
+    }
 }
