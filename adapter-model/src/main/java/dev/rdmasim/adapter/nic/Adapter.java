@@ -482,8 +482,11 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         }
         Qp qp = qp(fetchQueue.poll());
         qp.inFetchQueue = false;
-        // The QP's context must be on chip before its ring can be read.
-        int r = qpcCache.lookup(qp.qpn);
+        // The QP's context must be on chip before its ring can be read. A context that just arrived
+        // is used from the fill even if the line has since been evicted, so heavy thrashing cannot
+        // starve a QP forever.
+        int r = qp.contextFilled ? 0 : qpcCache.lookup(qp.qpn);
+        qp.contextFilled = false;
         if (r < 0) {
             if (r <= -3) {
                 fetchQpn[slot] = qp.qpn;
@@ -566,6 +569,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         if ((c & 1) != 0) {
             qpcCache.fill(value);
             qp.waitingForContext = false;
+            qp.contextFilled = true;
             queueFetch(qp);
         } else {
             qp.fetchInFlight = false;

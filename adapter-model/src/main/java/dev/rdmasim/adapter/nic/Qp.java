@@ -36,6 +36,8 @@ final class Qp {
     /** When the last doorbell (or BlueFlame write) for this QP reached the adapter. */
     long doorbellPs = Stage.NOT_REACHED;
     boolean waitingForContext;
+    /** The context fill for this QP completed and has not been used yet. */
+    boolean contextFilled;
 
     // Requester: requests in flight, oldest first.
     final Wr[] wrs;
