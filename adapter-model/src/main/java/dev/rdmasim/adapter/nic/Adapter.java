@@ -321,6 +321,21 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         eqProducer = 0;
     }
 
+    /**
+     * Moves a QP to {@code next} (the modify-QP command); transitions the state machine does not
+     * allow are refused. Moving to ERROR flushes its outstanding requests.
+     */
+    public void modifyQp(int qpn, QpState next) {
+        Qp qp = qp(qpn);
+        if (!qp.state.canMoveTo(next)) {
+            throw new IllegalArgumentException("QP " + qpn + " cannot move from " + qp.state + " to " + next);
+        }
+        qp.state = next;
+        if (next == QpState.ERROR) {
+            tx.queue(qp);
+        }
+    }
+
     public QpState qpState(int qpn) {
         return qp(qpn).state;
     }
@@ -455,7 +470,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     }
 
     private void queueFetch(Qp qp) {
-        if (!qp.inFetchQueue && qp.bbsToFetch() > 0 && !qp.fetchInFlight && qp.state == QpState.READY_TO_SEND
+        // A QP in error still fetches its new WQEs: they complete at once, flushed.
+        if (!qp.inFetchQueue && qp.bbsToFetch() > 0 && !qp.fetchInFlight
+                && (qp.state == QpState.READY_TO_SEND || qp.state == QpState.ERROR)
                 && qp.wrCount - qp.wrSent < prefetchDepth) {
             qp.inFetchQueue = true;
             fetchQueue.add(qp.qpn);

@@ -142,6 +142,10 @@ final class Transmitter extends Module implements DmaCallback {
 
     /** A QP has parsed requests to send. */
     void queue(Qp qp) {
+        if (qp.state == QpState.ERROR) {
+            flushAll(qp);
+            return;
+        }
         if (!qp.inTxQueue && qp.state == QpState.READY_TO_SEND) {
             qp.inTxQueue = true;
             sendQueue.add(qp.qpn);
@@ -645,6 +649,18 @@ final class Transmitter extends Module implements DmaCallback {
             if (i == index) {
                 w.syndrome = syndrome;
             } else if (i > index) {
+                w.syndrome = CqeSyndrome.WR_FLUSH;
+            }
+        }
+        flush(qp);
+    }
+
+    /** A QP in error: everything it holds completes, flushed unless it already has an error. */
+    private void flushAll(Qp qp) {
+        qp.retransmitTimer.cancel();
+        for (int i = 0; i < qp.wrCount; i++) {
+            Wr w = qp.wr(i);
+            if (w.syndrome == 0) {
                 w.syndrome = CqeSyndrome.WR_FLUSH;
             }
         }

@@ -217,6 +217,24 @@ class EndToEndTest {
         assertThat(Cqe.syndrome(cqes.get(0), 0)).isEqualTo(CqeSyndrome.REMOTE_ACCESS);
         assertThat(p[1].mem.digest(p[1].buf - 8192, p[1].bufSize + 16384)).isEqualTo(before);
         assertThat(p[0].nic.qpState(TestHost.QPN)).isEqualTo(QpState.ERROR);
+        // Requests posted to a QP in error complete at once, flushed, and send nothing.
+        long frames = TestHost.lastLink.aToB().framesSent();
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 16, false, false);
+        sim.runUntil(sim.now() + 100_000_000L);
+        List<byte[]> flushed = drain(p[0]);
+        assertThat(flushed).hasSize(1);
+        assertThat(Cqe.syndrome(flushed.get(0), 0)).isEqualTo(CqeSyndrome.WR_FLUSH);
+        assertThat(TestHost.lastLink.aToB().framesSent()).isEqualTo(frames);
+    }
+
+    @Test
+    void modifyQpFollowsTheStateMachine() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> p[0].nic.modifyQp(TestHost.QPN, QpState.INIT))
+                .hasMessageContaining("cannot move from READY_TO_SEND to INIT");
+        p[0].nic.modifyQp(TestHost.QPN, QpState.ERROR);
+        assertThat(p[0].nic.qpState(TestHost.QPN)).isEqualTo(QpState.ERROR);
     }
 
     @Test
