@@ -255,6 +255,9 @@ final class Receiver extends Module implements DmaCallback {
                 int held = place(qp, f, qp.writeRkey, qp.writeVa, reader.payloadOffset(), len, null);
                 qp.writeVa += len;
                 qp.writeRemaining -= len;
+                if (pos.closesMessage()) {
+                    notePlaced(qp, f);
+                }
                 executed(qp, kind, pos, 1);
                 return held;
             }
@@ -306,6 +309,7 @@ final class Receiver extends Module implements DmaCallback {
                 }
                 qp.recvOffset += len;
                 if (pos.closesMessage()) {
+                    notePlaced(qp, f);
                     qp.recvByteCount = (int) qp.recvOffset;
                     qp.recvHasImm = reader.hasImmediate();
                     qp.recvImmediate = qp.recvHasImm ? reader.immediate() : 0;
@@ -318,6 +322,16 @@ final class Receiver extends Module implements DmaCallback {
                 executed(qp, kind, pos, 1);
                 return held;
             }
+        }
+    }
+
+    /**
+     * Stamps the sender's record when the last byte of its message has been handed to PCIe here
+     * (the ACK may overtake the write itself, as on real adapters, so this is the issue time).
+     */
+    private void notePlaced(Qp qp, Frame f) {
+        if (f.trace() instanceof Wr w && w.generation == f.traceGeneration()) {
+            w.stamp(Stage.REMOTE_PLACED, now());
         }
     }
 

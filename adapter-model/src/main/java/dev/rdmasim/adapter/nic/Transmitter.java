@@ -452,6 +452,9 @@ final class Transmitter extends Module implements DmaCallback {
             writer.immediate(s.immediate);
         }
         f.length(writer.write(f.data(), s.buf, 0, s.length));
+        if (s.kind == KIND_REQUEST && (Opcode.isLast(s.opcode) || Opcode.isOnly(s.opcode))) {
+            f.trace(s.wr, s.wr.generation);
+        }
         port.send(f);
         packets.inc();
         bytes.add(s.length);

@@ -46,7 +46,11 @@ final class Wr {
         inlineData = new byte[Math.max(maxInline, 1)];
     }
 
+    /** Bumped on every reuse, so late observers can tell a reused record from the one they saw. */
+    long generation;
+
     void clear() {
+        generation++;
         sgeCount = 0;
         inline = false;
         length = 0;

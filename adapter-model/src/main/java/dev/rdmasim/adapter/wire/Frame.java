@@ -40,6 +40,9 @@ public final class Frame {
     }
 
     /** The frame bytes, starting with the destination MAC at index 0. */
+    private Object trace;
+    private long traceGeneration;
+
     public byte[] data() {
         return data;
     }
@@ -75,6 +78,24 @@ public final class Frame {
         return sequence;
     }
 
+    /**
+     * Attaches simulation metadata that travels beside the frame but never on the wire (it is not
+     * in the bytes, the ICRC or the pcap): the sender's request record, so the receiver can stamp
+     * when the request's data was placed. {@code generation} lets the owner detect a reused record.
+     */
+    public void trace(Object record, long generation) {
+        this.trace = record;
+        this.traceGeneration = generation;
+    }
+
+    public Object trace() {
+        return trace;
+    }
+
+    public long traceGeneration() {
+        return traceGeneration;
+    }
+
     /** Returns the buffer to its sender's pool; by the receiver after delivery, or by a sender that will not send it. */
     public void release() {
         if (state != HELD_BY_RECEIVER && state != HELD_BY_SENDER) {
@@ -103,6 +124,8 @@ public final class Frame {
 
     void clearForSender() {
         length = 0;
+        trace = null;
+        traceGeneration = 0;
         fault = FAULT_NONE;
         corruptBit = -1;
     }

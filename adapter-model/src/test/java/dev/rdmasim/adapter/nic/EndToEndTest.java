@@ -328,4 +328,25 @@ class EndToEndTest {
         dev.rdmasim.adapter.format.BigEndian.putI64(v, 0, dev.rdmasim.adapter.format.Doorbells.cqArmDoorbell(word, 1));
         assertThat(h.nic.host().mmioWrite(Adapter.cqArmOffset(TestHost.QPN), v, 0, 8)).isTrue();
     }
+
+    @Test
+    void lifecycleStampsAreInPipelineOrder() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        List<long[]> seen = new ArrayList<>();
+        p[0].nic.addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> seen.add(stamps.clone()));
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 5000, false, true);
+        sim.runUntil(1_000_000_000L);
+        assertThat(seen).hasSize(1);
+        long[] s = seen.get(0);
+        Stage[] order = {Stage.DOORBELL, Stage.WQE_FETCHED, Stage.PAYLOAD_READ, Stage.FIRST_PACKET, Stage.LAST_PACKET,
+            Stage.REMOTE_PLACED, Stage.ACKED, Stage.CQE_WRITTEN};
+        for (int i = 0; i < order.length; i++) {
+            assertThat(s[order[i].ordinal()]).as(order[i].name()).isPositive();
+            if (i > 0) {
+                assertThat(s[order[i].ordinal()]).as(order[i] + " after " + order[i - 1])
+                        .isGreaterThanOrEqualTo(s[order[i - 1].ordinal()]);
+            }
+        }
+    }
 }
