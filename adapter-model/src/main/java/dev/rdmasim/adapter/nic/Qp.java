@@ -97,6 +97,7 @@ final class Qp {
     boolean recvHasImm;
     boolean recvWqeLoaded;
     int recvSyndrome;
+    boolean rqFlushing;
     boolean inRecvCqeQueue;
 
     // BlueFlame staging: the WQE being written to the doorbell page.

@@ -61,6 +61,9 @@ final class Receiver extends Module implements DmaCallback {
     private final Wr[] writeWr = new Wr[WRITES];
     private final IntRing pendingSubmits = new IntRing(WRITES);
     private final IntRing cqeWaiters = new IntRing(16);
+    private final IntRing flushQueue = new IntRing(16);
+    private final DmaRequest flushRead = new DmaRequest();
+    private final byte[] flushBuf = new byte[4];
     private final DmaRequest rqRead = new DmaRequest();
     private final byte[] rqBuf = new byte[512];
     private final RecvWqe.Parser recvParser;
@@ -88,7 +91,10 @@ final class Receiver extends Module implements DmaCallback {
         }
         recvParser = new RecvWqe.Parser(32);
         writeChannel.setRetry(this::onWriteRetry);
-        rqChannel.setRetry(this::resume);
+        rqChannel.setRetry(() -> {
+            pumpRecvFlush();
+            resume();
+        });
         frames = stats().counter("frames", "frames", "frames received");
         dropped = stats().counter("dropped", "frames", "frames dropped (bad checks, unknown QP, QP in error, silent PSN drops)");
         duplicates = stats().counter("duplicates", "packets", "duplicate request packets re-acknowledged");
@@ -396,7 +402,49 @@ final class Receiver extends Module implements DmaCallback {
         qp.responderError = true;
         ack(qp, syndrome);
         qp.state = QpState.ERROR;
+        startRecvFlush(qp);
         return 0;
+    }
+
+    /** The QP went to error: every posted receive WQE completes flushed, once the producer count is known. */
+    private void startRecvFlush(Qp qp) {
+        if (!qp.rqFlushing) {
+            qp.rqFlushing = true;
+            qp.recvActive = false;
+            flushQueue.add(qp.qpn);
+            pumpRecvFlush();
+        }
+    }
+
+    private void pumpRecvFlush() {
+        if (flushQueue.isEmpty() || flushRead.inEngine()) {
+            return;
+        }
+        Qp qp = nic.qp(flushQueue.peek());
+        flushRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, flushBuf, 0, 4, this, qp.qpn | (2L << 32));
+        if (rqChannel.submit(flushRead)) {
+            flushQueue.poll();
+        }
+    }
+
+    private void flushRecvs(Qp qp) {
+        while (qp.rqConsumed != qp.rqKnown) {
+            if (nic.cqe.full()) {
+                if (!qp.inRecvCqeQueue) {
+                    qp.inRecvCqeQueue = true;
+                    cqeWaiters.add(qp.qpn);
+                }
+                return;
+            }
+            CqeWriter.Job j = nic.cqe.claim();
+            j.cqn = qp.cfg.recvCqn();
+            j.qpn = qp.qpn;
+            j.opcode = Cqe.RESP_ERR;
+            j.wqeCounter = qp.rqConsumed & 0xFFFF;
+            j.syndrome = CqeSyndrome.WR_FLUSH;
+            nic.cqe.commit();
+            qp.rqConsumed++;
+        }
     }
 
     /** Makes a receive WQE current: 1 ready, 0 none (RNR NAK sent), -1 wait for a DMA read. */
@@ -454,6 +502,12 @@ final class Receiver extends Module implements DmaCallback {
     @Override
     public void readDone(DmaRequest r) {
         Qp qp = nic.qp((int) r.cookie());
+        if ((r.cookie() >>> 32) == 2) {
+            qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(flushBuf, 0) - qp.rqConsumed) & 0xFFFF);
+            flushRecvs(qp);
+            pumpRecvFlush();
+            return;
+        }
         qp.rqFetchInFlight = false;
         if ((r.cookie() >>> 32) == 0) {
             qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(rqBuf, 0) - qp.rqConsumed) & 0xFFFF);
@@ -507,6 +561,9 @@ final class Receiver extends Module implements DmaCallback {
             Qp qp = nic.qp(cqeWaiters.poll());
             qp.inRecvCqeQueue = false;
             maybeRecvCqe(qp);
+            if (qp.rqFlushing) {
+                flushRecvs(qp);
+            }
         }
     }
 

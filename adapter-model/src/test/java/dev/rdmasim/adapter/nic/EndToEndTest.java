@@ -268,6 +268,24 @@ class EndToEndTest {
     }
 
     @Test
+    void responderErrorFlushesEveryPostedReceive() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        for (int i = 0; i < 4; i++) {
+            p[1].postRecv(p[1].buf + i * 1024L, 100);
+        }
+        p[0].post(WqeOpcode.SEND, -1, 0, p[0].buf, 2000, false, true);
+        sim.runUntil(1_000_000_000L);
+        List<byte[]> rsp = drain(p[1]);
+        assertThat(rsp).hasSize(4);
+        assertThat(Cqe.syndrome(rsp.get(0), 0)).isEqualTo(CqeSyndrome.LOCAL_LENGTH);
+        for (int i = 1; i < 4; i++) {
+            assertThat(Cqe.syndrome(rsp.get(i), 0)).isEqualTo(CqeSyndrome.WR_FLUSH);
+            assertThat(Cqe.wqeCounter(rsp.get(i), 0)).isEqualTo(i);
+        }
+    }
+
+    @Test
     void sendWithoutAReceiveIsRetriedAfterRnrAndSucceedsOnceOneIsPosted() {
         Simulator sim = new Simulator(1);
         TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
