@@ -298,6 +298,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         qp.mtu = mtu;
         qp.nextPsn = sendPsn;
         qp.unackedPsn = sendPsn;
+        qp.ackedPsn = (sendPsn - 1) & 0xFF_FFFF;
         qp.retriesLeft = profile.getInt(TRANSPORT_RETRY_COUNT);
         qp.rnrRetriesLeft = profile.getInt(TRANSPORT_RNR_RETRY_COUNT);
         qp.rsp.reset(expectedPsn, qp.rsp.openMessage() == null && (qp.cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_WRITE) != 0,
@@ -334,6 +335,20 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         if (next == QpState.ERROR) {
             tx.queue(qp);
         }
+    }
+
+    /** A one-line dump of a QP's requester state, for diagnostics. */
+    public String describeQp(int qpn) {
+        Qp qp = qp(qpn);
+        return "QP " + qpn + " " + qp.state + ": sqPi=" + qp.sqPi + " fetched=" + qp.fetchedBb + " parsed=" + qp.parsedBb
+                + " inFlight=" + qp.wrCount + " sent=" + qp.wrSent + " nextPsn=" + qp.nextPsn + " unacked=" + qp.unackedPsn
+                + " fetchQueued=" + qp.inFetchQueue + " fetching=" + qp.fetchInFlight + " parseQueued=" + qp.inParseQueue
+                + " txQueued=" + qp.inTxQueue + " parseStalledOnInline=" + parseStalledOnInline + " inlineFree=" + inlineFree
+                + " wqeCacheFree=" + wqeCacheFree + " cqeQueued=" + cqe.queuedJobs()
+                + " timer=" + (qp.retransmitTimer.scheduled() ? qp.retransmitTimer.time() : -1) + " retries=" + qp.retriesLeft
+                + (qp.wrCount > 0 ? " head[op=" + qp.wr(0).opcode + " psn=" + qp.wr(0).firstPsn + "+" + qp.wr(0).packets
+                + " queued=" + qp.wr(0).packetsQueued + " responses=" + qp.wr(0).responses + " writes=" + qp.wr(0).pendingWrites + "]" : "")
+                + " responder[expected=" + qp.rsp.expectedPsn() + " readActive=" + qp.readActive + " readSent=" + qp.readSent + "/" + qp.readPackets + "]";
     }
 
     public QpState qpState(int qpn) {

@@ -104,6 +104,10 @@ final class CqeWriter extends Module implements DmaCallback {
         queuedSignal = signal("queued", 8);
     }
 
+    int queuedJobs() {
+        return count;
+    }
+
     boolean full() {
         return count == jobs.length;
     }

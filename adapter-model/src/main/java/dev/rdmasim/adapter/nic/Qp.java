@@ -46,8 +46,13 @@ final class Qp {
     /** Requests (counted from wrHead) whose packets have all been queued for transmission. */
     int wrSent;
     int nextPsn;
-    /** Oldest PSN not yet acknowledged. */
+    /** Oldest PSN not yet acknowledged (and not waiting for a READ response): where go-back-N resumes. */
     int unackedPsn;
+    /** A READ re-request was made for this missing response PSN (one per gap). */
+    boolean readRetryArmed;
+    int readRetryPsn;
+    /** Newest PSN the responder acknowledged. */
+    int ackedPsn;
     int retriesLeft;
     int rnrRetriesLeft;
     boolean inTxQueue;

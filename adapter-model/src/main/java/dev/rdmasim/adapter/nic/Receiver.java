@@ -581,7 +581,11 @@ final class Receiver extends Module implements DmaCallback {
         }
         if (w == null || Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) != 0) {
             dropped.inc();
-            return 0; // Duplicate or out of order: the timer or a later response sorts it out.
+            if (w != null && Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) > 0) {
+                // A response is missing: ask again from it at once rather than waiting for the timer.
+                nic.tx.readGap(qp, w);
+            }
+            return 0; // Duplicates are simply dropped.
         }
         int len = reader.payloadLength();
         long off = (long) w.responses * nic.mtu;

@@ -489,9 +489,15 @@ final class Transmitter extends Module implements DmaCallback {
 
     /** An ACK (or the implicit ACK of a READ response) for every PSN up to {@code psn}. */
     void acknowledge(Qp qp, int psn) {
-        if (Psn.diff(psn, qp.unackedPsn) < 0 || Psn.diff(psn, qp.nextPsn) >= 0) {
-            return; // Stale or for PSNs never sent.
+        if (Psn.diff(psn, qp.nextPsn) >= 0) {
+            return; // For PSNs never assigned: a stray or corrupt acknowledgement.
         }
+        // The responder's acknowledgement only ever moves forward; a call with an older PSN (a READ
+        // whose response writes have now left) re-runs retirement against the newest one.
+        if (Psn.diff(psn, qp.ackedPsn) > 0) {
+            qp.ackedPsn = psn;
+        }
+        psn = qp.ackedPsn;
         boolean progress = false;
         while (qp.wrCount > 0 && qp.wrSent > 0) {
             Wr w = qp.wr(0);
@@ -503,6 +509,15 @@ final class Transmitter extends Module implements DmaCallback {
                 break;
             }
             progress = true;
+        }
+        // An ACK never covers READ data that has not arrived: stop at the first response missing.
+        for (int i = 0; i < qp.wrCount; i++) {
+            Wr w = qp.wr(i);
+            if (w.opcode == WqeOpcode.RDMA_READ && w.responses < w.packets
+                    && Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) >= 0) {
+                psn = Psn.add(w.firstPsn, w.responses - 1);
+                break;
+            }
         }
         if (Psn.diff(psn, qp.unackedPsn) >= 0) {
             qp.unackedPsn = Psn.add(psn, 1);
@@ -593,6 +608,17 @@ final class Transmitter extends Module implements DmaCallback {
         acknowledge(qp, Psn.add(psn, -1));
         failAt(qp, psn, code == 2 ? CqeSyndrome.REMOTE_ACCESS : code == 1 ? CqeSyndrome.REMOTE_INVAL_REQ
                 : CqeSyndrome.REMOTE_OP);
+    }
+
+    /** A READ response arrived ahead of the one expected: re-request the READ once per gap. */
+    void readGap(Qp qp, Wr w) {
+        int missing = Psn.add(w.firstPsn, w.responses);
+        if (qp.readRetryArmed && qp.readRetryPsn == missing) {
+            return;
+        }
+        qp.readRetryArmed = true;
+        qp.readRetryPsn = missing;
+        rewind(qp, missing);
     }
 
     /** Retransmission timer expired without progress. */
