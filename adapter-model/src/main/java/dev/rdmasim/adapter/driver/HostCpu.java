@@ -142,8 +142,8 @@ public final class HostCpu extends Module {
                 c[t] = counter;
                 shiftFrom(t, cost);
                 busyTime.add(cost);
-                if (t == head && !stalled) {
-                    step.reschedule(finish[head]);
+                if (!stalled) {
+                    step.reschedule(nextWake());
                 }
                 return;
             }
@@ -190,8 +190,23 @@ public final class HostCpu extends Module {
         queuedSignal.set(count);
         if (count == 1 && !stalled) {
             step.schedule(finish[i]);
+        } else if (count == 2 && !stalled && kind[head] == STORE_SQ) {
+            step.reschedule(finish[i]); // the lone store now rides with this item
         }
         return i;
+    }
+
+    /**
+     * When the next item must be acted on. Send-ring stores followed by more work are applied with
+     * that work (no event of their own): the adapter cannot read those ring bytes before a later
+     * doorbell, so applying them a little later changes nothing it can observe.
+     */
+    private long nextWake() {
+        int i = head;
+        for (int k = 1; k < count && kind[i] == STORE_SQ; k++) {
+            i = (i + 1) % capacity;
+        }
+        return finish[i];
     }
 
     /** Adds {@code d} to the finish time of item {@code from} and every item after it. */
@@ -232,7 +247,7 @@ public final class HostCpu extends Module {
         queued.set(count);
         queuedSignal.set(count);
         if (count > 0) {
-            step.schedule(finish[head]);
+            step.schedule(nextWake());
         }
         if (wantRoom && count <= capacity / 2 && roomListener != null) {
             wantRoom = false;
