@@ -97,6 +97,7 @@ public final class CompletionQueue {
         driver.cpu().storeWord(dbRecord + Doorbells.OFF_CQ_ARM, word, 0);
         byte[] mmio = driver.cpu().mmio(Adapter.cqArmOffset(0), Doorbells.MMIO_DOORBELL_SIZE, driver.mmioStorePs);
         BigEndian.putI64(mmio, 0, Doorbells.cqArmDoorbell(word, cqn));
+        driver.cpu().kick();
         driver.arms.inc();
         return true;
     }

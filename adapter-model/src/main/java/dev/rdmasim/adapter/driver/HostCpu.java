@@ -131,7 +131,7 @@ public final class HostCpu extends Module {
     /**
      * Queues the store of {@code n} new entries of a send or receive ring starting at running
      * counter {@code first}; {@code counter} is the producer counter written to the doorbell
-     * record afterwards. Consecutive stores of one ring merge into one item (the adapter cannot
+     * record afterwards (then {@link #kick()}). Consecutive stores of one ring merge into one item (the adapter cannot
      * see ring bytes before a doorbell or record update, so storing them together is the same).
      */
     void storeRing(int itemKind, Object ring, int first, int n, int counter, long cost) {
@@ -142,9 +142,6 @@ public final class HostCpu extends Module {
                 c[t] = counter;
                 shiftFrom(t, cost);
                 busyTime.add(cost);
-                if (!stalled) {
-                    step.reschedule(nextWake());
-                }
                 return;
             }
         }
@@ -188,12 +185,23 @@ public final class HostCpu extends Module {
         count++;
         queued.set(count);
         queuedSignal.set(count);
-        if (count == 1 && !stalled) {
-            step.schedule(finish[i]);
-        } else if (count == 2 && !stalled && kind[head] == STORE_SQ) {
-            step.reschedule(finish[i]); // the lone store now rides with this item
-        }
         return i;
+    }
+
+    /**
+     * Makes sure the CPU acts on its queue at the right time; callers queue all items of one
+     * driver call, then kick once (so a store and its doorbell cost one event, not a reschedule).
+     */
+    void kick() {
+        if (stalled || count == 0) {
+            return;
+        }
+        long w = nextWake();
+        if (!step.scheduled()) {
+            step.schedule(w);
+        } else if (step.time() != w) {
+            step.reschedule(w);
+        }
     }
 
     /**

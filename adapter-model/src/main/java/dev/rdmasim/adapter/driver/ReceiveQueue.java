@@ -82,6 +82,7 @@ public final class ReceiveQueue {
         int first = producer;
         producer++;
         cpu.storeRing(HostCpu.STORE_RQ, this, first, 1, producer, driver.wqeBuildPs);
+        cpu.kick();
         driver.recvsPosted.inc();
         return true;
     }

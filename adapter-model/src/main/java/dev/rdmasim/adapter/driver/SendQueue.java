@@ -200,6 +200,7 @@ public final class SendQueue {
         driver.doorbellBatch.record(pendingWqes);
         blueFlame.toggle();
         pendingWqes = 0;
+        cpu.kick();
         return true;
     }
 
@@ -254,6 +255,7 @@ public final class SendQueue {
         if ((flags & DEFER) == 0) {
             ringDoorbell();
         }
+        cpu.kick();
     }
 
     /** CPU work item: the new basic blocks and then the send counter reach host memory. */
