@@ -1,0 +1,133 @@
+package dev.rdmasim.adapter.driver;
+
+import dev.rdmasim.adapter.format.BigEndian;
+import dev.rdmasim.adapter.format.Cqe;
+import dev.rdmasim.adapter.format.Doorbells;
+import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.adapter.nic.Adapter;
+
+/**
+ * A CQ: a ring of 64-byte CQEs in host memory that the adapter fills, read by the owner-bit rule,
+ * and its doorbell record (consumer index, arm word). Each {@link #poll()} costs the CPU
+ * {@code host.pollTime}; a successful one writes the new consumer index to the doorbell record (so
+ * the adapter sees the freed space) and retires the named WQE on its send or receive queue.
+ */
+public final class CompletionQueue {
+    private final HostDriver driver;
+    private final HostMemory memory;
+    private final int cqn;
+    private final long ring;
+    private final int logSize;
+    private final long dbRecord;
+    private final byte[] entry = new byte[Cqe.SIZE];
+    private final Completion view = new Completion();
+    private long consumerIndex;
+    private int armSequence;
+    private Runnable landedListener;
+    private Runnable eventHandler;
+
+    CompletionQueue(HostDriver driver, int cqn, long ring, int logSize, long dbRecord) {
+        this.driver = driver;
+        this.memory = driver.memory();
+        this.cqn = cqn;
+        this.ring = ring;
+        this.logSize = logSize;
+        this.dbRecord = dbRecord;
+    }
+
+    HostDriver driver() {
+        return driver;
+    }
+
+    public int cqn() {
+        return cqn;
+    }
+
+    public int size() {
+        return 1 << logSize;
+    }
+
+    /** Running count of CQEs polled. */
+    public long consumerIndex() {
+        return consumerIndex;
+    }
+
+    /**
+     * The next CQE if software owns it, else null. The returned view is reused by the next poll.
+     */
+    public Completion poll() {
+        driver.cpu().charge(driver.pollPs);
+        long addr = ring + Cqe.entryOffset(consumerIndex, logSize);
+        // Check the ownership byte first, as a CPU reads op_own before the rest of the entry.
+        int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;
+        if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(consumerIndex, logSize)) {
+            driver.emptyPolls.inc();
+            return null;
+        }
+        memory.read(addr, entry, 0, Cqe.SIZE);
+        view.parse(entry, 0);
+        consumerIndex++;
+        memory.putIntBE(dbRecord + Doorbells.OFF_CQ_SET_CI, (int) (consumerIndex & 0xFF_FFFF));
+        if (view.isRequester()) {
+            SendQueue sq = driver.sendQueue(view.qpn);
+            view.wrId = sq.retire(view.wqeCounter);
+            view.retired = sq.lastRetired();
+        } else {
+            view.wrId = driver.receiveQueue(view.qpn).retire(view.wqeCounter);
+            view.retired = 1;
+        }
+        driver.cqesPolled.inc();
+        return view;
+    }
+
+    /**
+     * Requests one completion event: for the next CQE ({@code solicitedOnly} false) or the next
+     * solicited or error CQE. Writes the arm word into the doorbell record, then the 8-byte arm
+     * MMIO. As with mlx5, a CQE that landed before the arm does not fire it: poll, arm, poll again.
+     * Returns false if the CPU's work queue has no room.
+     */
+    public boolean arm(boolean solicitedOnly) {
+        if (!driver.cpu().hasRoom(2)) {
+            driver.cpu().refused();
+            return false;
+        }
+        int cmd = solicitedOnly ? Doorbells.ARM_CMD_SOLICITED : Doorbells.ARM_CMD_ANY;
+        int word = Doorbells.armWord(armSequence & 3, cmd, (int) (consumerIndex & 0xFF_FFFF));
+        armSequence++;
+        driver.cpu().storeWord(dbRecord + Doorbells.OFF_CQ_ARM, word, 0);
+        byte[] mmio = driver.cpu().mmio(Adapter.cqArmOffset(0), Doorbells.MMIO_DOORBELL_SIZE, driver.mmioStorePs);
+        BigEndian.putI64(mmio, 0, Doorbells.cqArmDoorbell(word, cqn));
+        driver.cpu().kick();
+        driver.arms.inc();
+        return true;
+    }
+
+    /**
+     * Called (inside the simulator) whenever a CQE lands in this ring: what a busy-polling thread
+     * would notice. The listener usually polls.
+     */
+    public void setLandedListener(Runnable listener) {
+        this.landedListener = listener;
+    }
+
+    /** Called when the event queue reports a completion event for this CQ (after an arm). */
+    public void setEventHandler(Runnable handler) {
+        this.eventHandler = handler;
+    }
+
+    boolean contains(long address) {
+        return address >= ring && address < ring + ((long) Cqe.SIZE << logSize);
+    }
+
+    void landed() {
+        if (landedListener != null) {
+            landedListener.run();
+        }
+    }
+
+    void event() {
+        if (eventHandler != null) {
+            eventHandler.run();
+        }
+    }
+}

@@ -1,0 +1,281 @@
+package dev.rdmasim.adapter.driver;
+
+import static dev.rdmasim.adapter.config.Parameters.HOST_MMIO_STORE_TIME;
+import static dev.rdmasim.adapter.config.Parameters.HOST_POLL_TIME;
+import static dev.rdmasim.adapter.config.Parameters.HOST_WC_FLUSH_TIME;
+import static dev.rdmasim.adapter.config.Parameters.HOST_WQE_BUILD_TIME;
+import static dev.rdmasim.adapter.config.Parameters.NIC_BLUEFLAME_BYTES;
+
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.format.Cqe;
+import dev.rdmasim.adapter.format.Doorbells;
+import dev.rdmasim.adapter.format.Eqe;
+import dev.rdmasim.adapter.format.RecvWqe;
+import dev.rdmasim.adapter.format.SendWqeBuilder;
+import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.adapter.nic.Adapter;
+import dev.rdmasim.adapter.nic.QpConfig;
+import dev.rdmasim.adapter.pcie.HostBridge;
+import dev.rdmasim.adapter.pcie.InterruptHandler;
+import dev.rdmasim.adapter.wire.LinkEndpoint;
+import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.Histogram;
+import java.util.Arrays;
+import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
+
+/**
+ * The driver of one host and its adapter. It builds the host's memory and adapter, and then does
+ * what an mlx5-like driver does through the hardware interface only: allocate rings and records in
+ * host memory, issue the adapter's commands (create EQ / CQ / QP, register memory, connect), post
+ * through rings and doorbells ({@link SendQueue}, {@link ReceiveQueue}) and read completions and
+ * events back from host memory ({@link CompletionQueue}, {@link EventQueue}).
+ *
+ * <p>Work on the host CPU is serialized by {@link HostCpu}; costs come from the profile's
+ * {@code host.*} parameters.
+ *
+ * <p>The driver owns its root complex's hooks: the MSI-X handler (an interrupt polls the event
+ * queue and calls each signalled CQ's event handler), the write observer (tells a CQ when a CQE
+ * lands, standing in for a busy-polling thread) and the MMIO retry (the CPU's stall).
+ */
+public final class HostDriver extends Module {
+    /** Work items the CPU may have queued (stores and MMIO writes). */
+    public static final int DEFAULT_CPU_QUEUE = 1024;
+    static final int PAGE = 4096;
+    private static final int LOG_EQ = 6;
+
+    private final HostMemory memory;
+    private final Adapter nic;
+    private final HostBridge bridge;
+    private final HostCpu cpu;
+    private final long mac;
+    private final int ip;
+    private final int bfBytes;
+    final long wqeBuildPs;
+    final long mmioStorePs;
+    final long wcFlushPs;
+    final long pollPs;
+    private final EventQueue eq;
+    private final IntObjectHashMap<SendQueue> sqs = new IntObjectHashMap<>();
+    private final IntObjectHashMap<ReceiveQueue> rqs = new IntObjectHashMap<>();
+    private final IntObjectHashMap<CompletionQueue> cqByNumber = new IntObjectHashMap<>();
+    private CompletionQueue[] cqs = new CompletionQueue[0];
+    private InterruptHandler interruptListener;
+    private int nextCqn;
+    private int nextQpn = 1;
+    private int nextPd = 1;
+    private int nextKeyIndex = 1;
+
+    final Counter wqesPosted;
+    final Counter doorbells;
+    final Counter blueflameWqes;
+    final Counter blueflameChunks;
+    final Counter sqFull;
+    final Counter rqFull;
+    final Counter recvsPosted;
+    final Counter cqesPolled;
+    final Counter emptyPolls;
+    final Counter arms;
+    final Counter eqesPolled;
+    final Histogram doorbellBatch;
+    private final Counter interrupts;
+    private final Counter events;
+
+    /**
+     * A host named {@code name} with a fresh memory and an adapter named {@code nicName} built from
+     * {@code profile}; {@code mac} and {@code ip} are the adapter's port addresses.
+     */
+    public HostDriver(Simulator sim, String name, String nicName, Profile profile, long mac, int ip) {
+        this(sim, name, nicName, profile, mac, ip, DEFAULT_CPU_QUEUE);
+    }
+
+    public HostDriver(Simulator sim, String name, String nicName, Profile profile, long mac, int ip, int cpuQueue) {
+        super(sim, name);
+        memory = new HostMemory(name + "_mem");
+        nic = new Adapter(sim, nicName, profile, memory, mac, ip);
+        bridge = nic.host();
+        this.mac = mac;
+        this.ip = ip;
+        cpu = new HostCpu(this, "cpu", memory, bridge, cpuQueue);
+        wqeBuildPs = profile.getLong(HOST_WQE_BUILD_TIME);
+        mmioStorePs = profile.getLong(HOST_MMIO_STORE_TIME);
+        wcFlushPs = profile.getLong(HOST_WC_FLUSH_TIME);
+        pollPs = profile.getLong(HOST_POLL_TIME);
+        bfBytes = profile.getInt(NIC_BLUEFLAME_BYTES);
+
+        wqesPosted = stats().counter("wqesPosted", "WQEs", "send WQEs written into send rings");
+        doorbells = stats().counter("doorbells", "MMIOs", "8-byte send doorbells written");
+        blueflameWqes = stats().counter("blueflameWqes", "WQEs", "WQEs written whole by BlueFlame");
+        blueflameChunks = stats().counter("blueflameChunks", "chunks", "64-byte BlueFlame chunks written");
+        doorbellBatch = stats().histogram("doorbellBatch", "WQEs", "WQEs covered by one doorbell or BlueFlame write");
+        sqFull = stats().counter("sqFull", "posts", "send posts refused for lack of ring space");
+        rqFull = stats().counter("rqFull", "posts", "receive posts refused for lack of ring space");
+        recvsPosted = stats().counter("recvsPosted", "WQEs", "receive WQEs posted");
+        cqesPolled = stats().counter("cqesPolled", "CQEs", "CQEs taken from completion queues");
+        emptyPolls = stats().counter("emptyPolls", "polls", "CQ polls that found no CQE");
+        arms = stats().counter("arms", "arms", "CQ arm doorbells written");
+        eqesPolled = stats().counter("eqesPolled", "EQEs", "event queue entries taken");
+        interrupts = stats().counter("interrupts", "interrupts", "MSI-X interrupts received");
+        events = stats().counter("events", "events", "completion events delivered to CQ handlers");
+
+        long eqRing = memory.allocate((long) Eqe.SIZE << LOG_EQ, PAGE);
+        byte[] init = new byte[Eqe.SIZE << LOG_EQ];
+        Eqe.initRing(init, 0, 1 << LOG_EQ);
+        memory.write(eqRing, init, 0, init.length);
+        nic.createEq(eqRing, LOG_EQ);
+        eq = new EventQueue(this, eqRing, LOG_EQ);
+        bridge.setInterruptHandler(this::onInterrupt);
+        bridge.setWriteObserver(this::onDeviceWrite);
+    }
+
+    public Adapter adapter() {
+        return nic;
+    }
+
+    public HostMemory memory() {
+        return memory;
+    }
+
+    public HostCpu cpu() {
+        return cpu;
+    }
+
+    public EventQueue eventQueue() {
+        return eq;
+    }
+
+    public long mac() {
+        return mac;
+    }
+
+    public int ip() {
+        return ip;
+    }
+
+    /** Plugs the adapter's Ethernet port into a link end. */
+    public void attach(LinkEndpoint port) {
+        nic.attach(port);
+    }
+
+    /** Page-aligned host buffer of {@code size} bytes (zero-filled). */
+    public long allocate(long size) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("buffer size must be > 0, got " + size);
+        }
+        return memory.allocate(size, PAGE);
+    }
+
+    public int allocatePd() {
+        return nextPd++;
+    }
+
+    /**
+     * Registers {@code [address, address + length)}: writes its translation table (one 8-byte page
+     * address per 4 KiB page; host addresses are physical) and issues the register command with a new
+     * key (index << 8 | variant byte, as mlx5 keys are made).
+     */
+    public MemoryRegion registerMemory(int pd, long address, long length, int access) {
+        if (length <= 0) {
+            throw new IllegalArgumentException("region length must be > 0, got " + length);
+        }
+        long firstPage = address & ~(long) (PAGE - 1);
+        long pages = (address + length - firstPage + PAGE - 1) / PAGE;
+        long mtt = memory.allocate(pages * 8, 64);
+        for (long p = 0; p < pages; p++) {
+            memory.putLongBE(mtt + p * 8, firstPage + p * PAGE);
+        }
+        int index = nextKeyIndex++;
+        int variant = (index * 0x5B + 0x11) & 0xFF;
+        int key = index << 8 | (variant == 0 ? 1 : variant);
+        nic.registerMemory(key, pd, access, 12, address, length, mtt);
+        return new MemoryRegion(address, length, pd, access, key, mtt);
+    }
+
+    /** Creates a CQ of {@code 2^logSize} entries: ring initialized to INVALID/owner 1, record zeroed. */
+    public CompletionQueue createCq(int logSize) {
+        if (logSize < 0 || logSize > 22) {
+            throw new IllegalArgumentException("CQ logSize must be 0..22, got " + logSize);
+        }
+        int cqn = nextCqn++;
+        long ring = memory.allocate((long) Cqe.SIZE << logSize, PAGE);
+        byte[] init = new byte[Cqe.SIZE << logSize];
+        Cqe.initRing(init, 0, 1 << logSize);
+        memory.write(ring, init, 0, init.length);
+        long db = memory.allocate(Doorbells.CQ_RECORD_SIZE, 64);
+        nic.createCq(cqn, ring, logSize, db);
+        CompletionQueue cq = new CompletionQueue(this, cqn, ring, logSize, db);
+        cqByNumber.put(cqn, cq);
+        cqs = Arrays.copyOf(cqs, cqs.length + 1);
+        cqs[cqs.length - 1] = cq;
+        return cq;
+    }
+
+    /** Creates a QP (send ring, receive ring, doorbell record) in INIT state; connect it next. */
+    public QueuePair createQp(QpOptions o) {
+        if (o.sendCq().driver() != this || o.recvCq().driver() != this) {
+            throw new IllegalArgumentException("the QP's CQs must belong to driver " + name());
+        }
+        int qpn = nextQpn++;
+        int logStride = 32 - Integer.numberOfLeadingZeros(Math.max(1, o.maxRecvSge()) - 1);
+        long sqRing = memory.allocate((long) SendWqeBuilder.BB << o.sqLogBbs(), PAGE);
+        long rqRing = memory.allocate((long) RecvWqe.strideBytes(logStride) << o.rqLogSize(), PAGE);
+        long db = memory.allocate(Doorbells.QP_RECORD_SIZE, 64);
+        nic.createQp(qpn, new QpConfig(o.pd(), o.sendCq().cqn(), o.recvCq().cqn(), sqRing, o.sqLogBbs(), rqRing,
+                o.rqLogSize(), logStride, db, o.maxSendSge(), o.maxRecvSge(), o.maxInline(), o.access()));
+        SendQueue sq = new SendQueue(this, qpn, sqRing, o.sqLogBbs(), db, o.maxSendSge(), o.maxInline(), bfBytes);
+        ReceiveQueue rq = new ReceiveQueue(this, qpn, rqRing, o.rqLogSize(), logStride, db, o.maxRecvSge());
+        sqs.put(qpn, sq);
+        rqs.put(qpn, rq);
+        return new QueuePair(this, qpn, sq, rq);
+    }
+
+    /** Raw MSI-X notification, called before the driver handles the event queue. */
+    public void setInterruptListener(InterruptHandler listener) {
+        this.interruptListener = listener;
+    }
+
+    SendQueue sendQueue(int qpn) {
+        SendQueue sq = sqs.get(qpn);
+        if (sq == null) {
+            throw new InvariantViolation(fullName() + ": CQE for unknown QP " + qpn);
+        }
+        return sq;
+    }
+
+    ReceiveQueue receiveQueue(int qpn) {
+        ReceiveQueue rq = rqs.get(qpn);
+        if (rq == null) {
+            throw new InvariantViolation(fullName() + ": CQE for unknown QP " + qpn);
+        }
+        return rq;
+    }
+
+    private void onInterrupt(int vector, int data) {
+        interrupts.inc();
+        if (interruptListener != null) {
+            interruptListener.interrupt(vector, data);
+        }
+        // The EQE was written on the same DMA channel before the MSI-X message, so it is visible.
+        while (eq.poll()) {
+            if (eq.type() == Eqe.TYPE_COMPLETION) {
+                CompletionQueue cq = cqByNumber.get(eq.cqn());
+                if (cq != null) {
+                    events.inc();
+                    cq.event();
+                }
+            }
+        }
+    }
+
+    private void onDeviceWrite(long address, int length) {
+        CompletionQueue[] all = cqs;
+        for (CompletionQueue cq : all) {
+            if (cq.contains(address)) {
+                cq.landed();
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package dev.rdmasim.adapter.driver;
+
+import static dev.rdmasim.adapter.config.Parameters.LINK_RATE;
+
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.format.AccessFlags;
+import dev.rdmasim.adapter.wire.EthernetLink;
+import dev.rdmasim.kernel.Simulator;
+
+/**
+ * Two hosts cabled back to back ({@code hostA}/{@code nicA}, {@code hostB}/{@code nicB}), each with
+ * one CQ, one protection domain, one registered buffer and one QP, the two QPs connected: the usual
+ * starting point of a test or benchmark.
+ */
+public final class HostPair {
+    /** One host's objects. */
+    public record Side(HostDriver driver, CompletionQueue cq, MemoryRegion mr, QueuePair qp) {
+        public SendQueue sq() {
+            return qp.sq();
+        }
+
+        public ReceiveQueue rq() {
+            return qp.rq();
+        }
+    }
+
+    /** Access granted by default: local write, remote write and remote read. */
+    public static final int ALL_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ;
+
+    private final Side a;
+    private final Side b;
+    private final EthernetLink link;
+
+    private HostPair(Side a, Side b, EthernetLink link) {
+        this.a = a;
+        this.b = b;
+        this.link = link;
+    }
+
+    /** Default sizes: 1 MiB buffers, 256-entry CQs, {@link QpOptions#of} QPs. */
+    public static HostPair create(Simulator sim, Profile profile) {
+        return create(sim, profile, 1 << 20, 8, 8, 6);
+    }
+
+    /**
+     * @param bufferBytes size of each host's registered buffer
+     * @param cqLog       log2 CQ entries
+     * @param sqLogBbs    log2 send ring basic blocks
+     * @param rqLog       log2 receive ring entries
+     */
+    public static HostPair create(Simulator sim, Profile profile, long bufferBytes, int cqLog, int sqLogBbs, int rqLog) {
+        HostDriver da = new HostDriver(sim, "hostA", "nicA", profile, 0x02_00_00_00_00_01L, 0x0A00_0001);
+        HostDriver db = new HostDriver(sim, "hostB", "nicB", profile, 0x02_00_00_00_00_02L, 0x0A00_0002);
+        EthernetLink link = EthernetLink.cable(sim, "wire",
+                new EthernetLink.Config((int) (profile.getLong(LINK_RATE) / 1_000_000_000L), 10_000, 64));
+        da.attach(link.a());
+        db.attach(link.b());
+        Side a = side(da, bufferBytes, cqLog, sqLogBbs, rqLog);
+        Side b = side(db, bufferBytes, cqLog, sqLogBbs, rqLog);
+        a.qp().connect(b.qp());
+        return new HostPair(a, b, link);
+    }
+
+    private static Side side(HostDriver d, long bufferBytes, int cqLog, int sqLogBbs, int rqLog) {
+        CompletionQueue cq = d.createCq(cqLog);
+        int pd = d.allocatePd();
+        MemoryRegion mr = d.registerMemory(pd, d.allocate(bufferBytes), bufferBytes, ALL_ACCESS);
+        QueuePair qp = d.createQp(QpOptions.of(cq, pd, ALL_ACCESS).withRings(sqLogBbs, rqLog));
+        return new Side(d, cq, mr, qp);
+    }
+
+    public Side a() {
+        return a;
+    }
+
+    public Side b() {
+        return b;
+    }
+
+    public EthernetLink link() {
+        return link;
+    }
+}

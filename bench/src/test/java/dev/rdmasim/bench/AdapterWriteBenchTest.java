@@ -1,0 +1,29 @@
+package dev.rdmasim.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The benchmark's invocation really completes its operations, in increasing simulated time. */
+class AdapterWriteBenchTest {
+    @Test
+    void eachInvocationCompletesAboutOpsWrites() {
+        for (int batch : new int[] {1, 16}) {
+            AdapterWriteBench b = new AdapterWriteBench();
+            b.batch = batch;
+            b.signalEvery = batch;
+            b.setUp();
+            long t = 0;
+            for (int i = 1; i <= 5; i++) {
+                long now = b.write();
+                assertThat(now).isGreaterThan(t);
+                t = now;
+                // A CQE retires up to signalEvery WRITEs, so the count may overshoot by less than that.
+                assertThat(b.completed()).isBetween((long) i * AdapterWriteBench.OPS,
+                        (long) i * AdapterWriteBench.OPS + batch - 1);
+            }
+            // 5 x 1024 WRITEs of 64 B cannot complete faster than the 100 Gb/s line allows.
+            assertThat(t).isGreaterThan(5L * AdapterWriteBench.OPS * 64 * 80);
+        }
+    }
+}
