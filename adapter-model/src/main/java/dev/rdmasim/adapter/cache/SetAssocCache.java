@@ -156,14 +156,17 @@ public final class SetAssocCache extends Module {
 
     /** Gives up a line allocated by a miss whose fill could not be started. */
     public void abandon(int slot) {
-        InvariantViolation.check(state[slot] == FILLING, fullName() + ": abandon of slot " + slot + " which is not filling");
+        if (state[slot] != FILLING) {
+            throw new InvariantViolation(fullName() + ": abandon of slot " + slot + " which is not filling");
+        }
         state[slot] = INVALID;
     }
 
     /** Marks a filling line valid. */
     public void fill(int slot) {
-        InvariantViolation.check(state[slot] == FILLING,
-                fullName() + ": fill of slot " + slot + " which is not being filled");
+        if (state[slot] != FILLING) {
+            throw new InvariantViolation(fullName() + ": fill of slot " + slot + " which is not being filled");
+        }
         state[slot] = VALID;
     }
 

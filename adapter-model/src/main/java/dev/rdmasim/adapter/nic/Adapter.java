@@ -345,7 +345,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 + " fetchQueued=" + qp.inFetchQueue + " fetching=" + qp.fetchInFlight + " parseQueued=" + qp.inParseQueue
                 + " txQueued=" + qp.inTxQueue + " parseStalledOnInline=" + parseStalledOnInline + " inlineFree=" + inlineFree
                 + " wqeCacheFree=" + wqeCacheFree + " cqeQueued=" + cqe.queuedJobs()
-                + " timer=" + (qp.retransmitTimer.scheduled() ? qp.retransmitTimer.time() : -1) + " retries=" + qp.retriesLeft
+                + " timer=" + (qp.timerDeadline == Long.MAX_VALUE ? -1 : qp.timerDeadline) + " retries=" + qp.retriesLeft
                 + (qp.wrCount > 0 ? " head[op=" + qp.wr(0).opcode + " psn=" + qp.wr(0).firstPsn + "+" + qp.wr(0).packets
                 + " queued=" + qp.wr(0).packetsQueued + " responses=" + qp.wr(0).responses + " writes=" + qp.wr(0).pendingWrites + "]" : "")
                 + " responder[expected=" + qp.rsp.expectedPsn() + " readActive=" + qp.readActive + " readSent=" + qp.readSent + "/" + qp.readPackets + "]";
@@ -371,7 +371,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     Cq cq(int cqn) {
         Cq cq = cqs.get(cqn);
-        InvariantViolation.check(cq != null, fullName() + ": no CQ " + cqn);
+        if (cq == null) {
+            throw new InvariantViolation(fullName() + ": no CQ " + cqn);
+        }
         return cq;
     }
 
@@ -388,7 +390,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     }
 
     long nextEqeAddress() {
-        InvariantViolation.check(eqBase != 0, fullName() + ": an event was raised before the driver created the event queue");
+        if (eqBase == 0) {
+            throw new InvariantViolation(fullName() + ": an event was raised before the driver created the event queue");
+        }
         long a = eqBase + (eqProducer & ((1L << eqLogSize) - 1)) * Eqe.SIZE;
         eqProducer++;
         return a;
@@ -690,7 +694,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     private void releaseWqeCache(int bbs) {
         wqeCacheFree += bbs;
-        InvariantViolation.check(wqeCacheFree <= wqeCacheBbs, "WQE cache released more blocks than it holds");
+        if (wqeCacheFree > wqeCacheBbs) {
+            throw new InvariantViolation("WQE cache released more blocks than it holds");
+        }
         wqeCacheUsed.set(wqeCacheBbs - wqeCacheFree);
         while (!cacheWaiters.isEmpty()) {
             queueFetch(qp(cacheWaiters.poll()));
@@ -706,7 +712,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     /** An inline request was acknowledged (or flushed): its payload leaves the inline buffer. */
     void releaseInline(long bytes) {
         inlineFree += bytes;
-        InvariantViolation.check(inlineFree <= inlineBytes, "inline buffer released more bytes than it holds");
+        if (inlineFree > inlineBytes) {
+            throw new InvariantViolation("inline buffer released more bytes than it holds");
+        }
         inlineUsed.set(inlineBytes - inlineFree);
         inlineSignal.set(inlineBytes - inlineFree);
         if (parseStalledOnInline) {

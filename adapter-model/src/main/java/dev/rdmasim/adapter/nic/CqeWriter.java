@@ -114,7 +114,9 @@ final class CqeWriter extends Module implements DmaCallback {
 
     /** The next free job to fill; call {@link #commit()} after filling it. */
     Job claim() {
-        InvariantViolation.check(count < jobs.length, fullName() + ": completion queue overflow (caller must check full())");
+        if (count >= jobs.length) {
+            throw new InvariantViolation(fullName() + ": completion queue overflow (caller must check full())");
+        }
         Job j = jobs[(head + count) % jobs.length];
         j.report = false;
         j.syndrome = 0;
@@ -253,7 +255,9 @@ final class CqeWriter extends Module implements DmaCallback {
     }
 
     private void retire(Job j, boolean dropped) {
-        InvariantViolation.check(j == jobs[head], fullName() + ": CQEs retired out of order");
+        if (j != jobs[head]) {
+            throw new InvariantViolation(fullName() + ": CQEs retired out of order");
+        }
         if (j.report) {
             nic.reportRetired(j.qpn, j.wqeCounter, j.wqeOpcode, j.bytes, dropped ? -1 : j.syndrome, j.stamps);
         }
@@ -291,8 +295,9 @@ final class CqeWriter extends Module implements DmaCallback {
         DmaRequest eqeWrite = eqeWrites[e];
         DmaRequest msiWrite = msiWrites[e];
         byte[] eqeBuf = eqeBufs[e];
-        InvariantViolation.check(!eqeWrite.inEngine() && !msiWrite.inEngine(),
-                fullName() + ": more than " + EVENT_SLOTS + " events in flight");
+        if (eqeWrite.inEngine() || msiWrite.inEngine()) {
+            throw new InvariantViolation(fullName() + ": more than " + EVENT_SLOTS + " events in flight");
+        }
         int owner = nic.eqOwnerBit();
         long eqAddr = nic.nextEqeAddress();
         if (eventType == Eqe.TYPE_CQ_ERROR) {
@@ -306,7 +311,8 @@ final class CqeWriter extends Module implements DmaCallback {
         msiWrite.write(nic.msixAddress(), msiBuf, 0, 4, this, -3, false);
         interrupts.inc();
         // Events are rare (one per arm) and have their own channel, deep enough for both writes.
-        InvariantViolation.check(eventChannel.submit(eqeWrite) && eventChannel.submit(msiWrite),
-                fullName() + ": event channel full");
+        if (!(eventChannel.submit(eqeWrite) && eventChannel.submit(msiWrite))) {
+            throw new InvariantViolation(fullName() + ": event channel full");
+        }
     }
 }

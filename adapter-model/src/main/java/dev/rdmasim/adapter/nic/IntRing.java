@@ -42,7 +42,9 @@ final class IntRing {
     }
 
     int peek() {
-        InvariantViolation.check(size > 0, "peek of an empty ring");
+        if (size <= 0) {
+            throw new InvariantViolation("peek of an empty ring");
+        }
         return items[head];
     }
 

@@ -57,6 +57,10 @@ final class Qp {
     int rnrRetriesLeft;
     boolean inTxQueue;
     Event retransmitTimer;
+    /** When the retransmission timer really expires; MAX_VALUE when stopped. */
+    long timerDeadline = Long.MAX_VALUE;
+    /** Waiting out an RNR NAK's delay before resending. */
+    boolean rnrWaiting;
     /** Retransmission requested by a NAK or timeout: go back to this PSN. */
     boolean rewind;
 

@@ -232,7 +232,7 @@ final class Transmitter extends Module implements DmaCallback {
 
     /** Queues the next request packet of {@code qp}: 1 = more to send, 0 = nothing more now, -1 = wait. */
     private int nextRequestPacket(Qp qp) {
-        if (qp.state != QpState.READY_TO_SEND || qp.wrSent >= qp.wrCount) {
+        if (qp.state != QpState.READY_TO_SEND || qp.wrSent >= qp.wrCount || qp.rnrWaiting) {
             return 0;
         }
         Wr w = qp.wr(qp.wrSent);
@@ -343,7 +343,9 @@ final class Transmitter extends Module implements DmaCallback {
     }
 
     private int issueRead(Slot s, int n, long pa, int bufOff, int len) {
-        InvariantViolation.check(n < s.reads.length, fullName() + ": a packet needs more than " + s.reads.length + " DMA pieces");
+        if (n >= s.reads.length) {
+            throw new InvariantViolation(fullName() + ": a packet needs more than " + s.reads.length + " DMA pieces");
+        }
         int slotIndex = indexOf(s);
         s.reads[n].read(pa, s.buf, bufOff, len, this, (long) slotIndex << 8 | n);
         s.outstanding++;
@@ -394,7 +396,9 @@ final class Transmitter extends Module implements DmaCallback {
             if (st == KeyUnit.WAIT) {
                 return false;
             }
-            InvariantViolation.check(st == KeyUnit.OK, fullName() + ": READ range lost its key after the responder checked it");
+            if (st != KeyUnit.OK) {
+                throw new InvariantViolation(fullName() + ": READ range lost its key after the responder checked it");
+            }
         }
         Slot s = alloc(KIND_READ_RESPONSE, qp);
         s.psn = Psn.add(qp.readPsn, k);
@@ -471,8 +475,8 @@ final class Transmitter extends Module implements DmaCallback {
             if (Psn.diff(s.psn, w.lastPsn()) >= 0 || s.opcode == Opcode.RDMA_READ_REQUEST) {
                 w.stamp(Stage.LAST_PACKET, now());
             }
-            if (!qp.retransmitTimer.scheduled()) {
-                qp.retransmitTimer.scheduleIn(ackTimeoutPs);
+            if (qp.timerDeadline == Long.MAX_VALUE) {
+                restartTimer(qp, ackTimeoutPs);
             }
         }
         head = (head + 1) % slots.length;
@@ -525,9 +529,10 @@ final class Transmitter extends Module implements DmaCallback {
             progress = true;
         }
         if (progress) {
-            qp.retransmitTimer.cancel();
             if (qp.wrCount > 0) {
-                qp.retransmitTimer.scheduleIn(ackTimeoutPs);
+                restartTimer(qp, ackTimeoutPs);
+            } else {
+                stopTimer(qp);
             }
             nic.requeueFetch(qp);
             queue(qp);
@@ -600,9 +605,10 @@ final class Transmitter extends Module implements DmaCallback {
                 failAt(qp, psn, CqeSyndrome.RNR_RETRY_EXC);
                 return;
             }
+            // Resend from the refused PSN only after the RNR delay, without spending a retry.
             rewind(qp, psn);
-            qp.retransmitTimer.cancel();
-            qp.retransmitTimer.scheduleIn(rnrTimerPs);
+            qp.rnrWaiting = true;
+            restartTimer(qp, rnrTimerPs);
             return;
         }
         acknowledge(qp, Psn.add(psn, -1));
@@ -621,9 +627,42 @@ final class Transmitter extends Module implements DmaCallback {
         rewind(qp, missing);
     }
 
-    /** Retransmission timer expired without progress. */
+    /**
+     * (Re)arms the QP's retransmission deadline. The timer event is moved only when the deadline
+     * comes earlier; a later deadline is picked up when the event fires, so the ACK of every
+     * request does not reschedule a far-future event.
+     */
+    private void restartTimer(Qp qp, long delayPs) {
+        long deadline = now() + delayPs;
+        qp.timerDeadline = deadline;
+        if (!qp.retransmitTimer.scheduled()) {
+            qp.retransmitTimer.schedule(deadline);
+        } else if (qp.retransmitTimer.time() > deadline) {
+            qp.retransmitTimer.reschedule(deadline);
+        }
+    }
+
+    private void stopTimer(Qp qp) {
+        qp.timerDeadline = Long.MAX_VALUE;
+    }
+
+    /** The retransmission timer event fired: act if the deadline has really passed. */
     void timeout(Qp qp) {
+        if (qp.timerDeadline == Long.MAX_VALUE) {
+            return;
+        }
+        if (now() < qp.timerDeadline) {
+            qp.retransmitTimer.schedule(qp.timerDeadline);
+            return;
+        }
+        qp.timerDeadline = Long.MAX_VALUE;
         if (qp.wrCount == 0 || qp.state != QpState.READY_TO_SEND) {
+            return;
+        }
+        if (qp.rnrWaiting) {
+            qp.rnrWaiting = false;
+            restartTimer(qp, ackTimeoutPs);
+            queue(qp);
             return;
         }
         timeouts.inc();
@@ -632,7 +671,7 @@ final class Transmitter extends Module implements DmaCallback {
             return;
         }
         rewind(qp, qp.unackedPsn);
-        qp.retransmitTimer.scheduleIn(ackTimeoutPs);
+        restartTimer(qp, ackTimeoutPs);
     }
 
     /** Go-back-N: make every packet from {@code psn} on be sent again. */
@@ -672,7 +711,7 @@ final class Transmitter extends Module implements DmaCallback {
     /** Completes request {@code index} with {@code syndrome}, flushes every later one, QP to error. */
     private void failFrom(Qp qp, int index, int syndrome) {
         qp.state = QpState.ERROR;
-        qp.retransmitTimer.cancel();
+        stopTimer(qp);
         for (int i = 0; i < qp.wrCount; i++) {
             Wr w = qp.wr(i);
             if (i == index) {
@@ -686,7 +725,7 @@ final class Transmitter extends Module implements DmaCallback {
 
     /** A QP in error: everything it holds completes, flushed unless it already has an error. */
     private void flushAll(Qp qp) {
-        qp.retransmitTimer.cancel();
+        stopTimer(qp);
         for (int i = 0; i < qp.wrCount; i++) {
             Wr w = qp.wr(i);
             if (w.syndrome == 0) {
