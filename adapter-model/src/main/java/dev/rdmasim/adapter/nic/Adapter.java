@@ -351,6 +351,16 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 + " responder[expected=" + qp.rsp.expectedPsn() + " readActive=" + qp.readActive + " readSent=" + qp.readSent + "/" + qp.readPackets + "]";
     }
 
+    /** The adapter's Ethernet MAC address (48 bits). */
+    public long mac() {
+        return mac;
+    }
+
+    /** The adapter's IPv4 address. */
+    public int ip() {
+        return ip;
+    }
+
     public QpState qpState(int qpn) {
         return qp(qpn).state;
     }
@@ -430,6 +440,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 cq.armed = true;
                 cq.armSolicitedOnly = Doorbells.armCmd(word) == Doorbells.ARM_CMD_SOLICITED;
                 cq.armSequence = Doorbells.armSequence(word);
+                cqe.armed(cq, Doorbells.armConsumerIndex(word));
             }
             return;
         }

@@ -11,6 +11,8 @@ final class Cq {
     /** Consumer index last read from the doorbell record. */
     long consumerKnown;
     boolean armed;
+    /** Producer index of the newest solicited or error CQE, for SOLICITED arms; -1 if none. */
+    long lastSolicited = -1;
     boolean armSolicitedOnly;
     int armSequence = -1;
     boolean overflowed;

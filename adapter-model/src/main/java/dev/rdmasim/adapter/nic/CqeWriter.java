@@ -173,6 +173,9 @@ final class CqeWriter extends Module implements DmaCallback {
             Cqe.writeSuccess(j.cqe, 0, j.opcode, j.qpn, j.wqeOpcode, j.wqeCounter, j.byteCount, j.immediate, j.solicited, owner);
         }
         long addr = cq.ring + Cqe.entryOffset(cq.producer, cq.logSize);
+        if (j.solicited || j.syndrome != 0) {
+            cq.lastSolicited = cq.producer;
+        }
         cq.producer++;
         cqeWrite.write(addr, j.cqe, 0, Cqe.SIZE, this, head, true);
         submit(cqeWrite);
@@ -275,6 +278,27 @@ final class CqeWriter extends Module implements DmaCallback {
         eventPending = true;
         eventCqn = cq.cqn;
         eventType = Eqe.TYPE_COMPLETION;
+    }
+
+    /**
+     * The CQ was just armed with the driver's consumer index {@code ci}. If CQEs the driver has not
+     * consumed are already there (any, or a solicited or error one for a SOLICITED arm), the event
+     * fires at once instead of waiting for the next CQE.
+     */
+    void armed(Cq cq, int ci) {
+        long unconsumed = (cq.producer - ci) & 0xFF_FFFF;
+        if (unconsumed == 0 || unconsumed > cq.size()) {
+            return;
+        }
+        long firstUnconsumed = cq.producer - unconsumed;
+        if (cq.armSolicitedOnly && cq.lastSolicited < firstUnconsumed) {
+            return;
+        }
+        cq.armed = false;
+        releaseHeldEvent(cq);
+        if (!cqeWrite.inEngine()) {
+            raiseEvent();
+        }
     }
 
     /** The moderation period of a CQ with a held event ran out: raise it now. */

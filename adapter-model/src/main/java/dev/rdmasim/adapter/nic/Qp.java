@@ -104,6 +104,8 @@ final class Qp {
     int recvImmediate;
     boolean recvSolicited;
     boolean recvHasImm;
+    boolean recvWriteImm;
+    long writeLength;
     boolean recvWqeLoaded;
     int recvSyndrome;
     boolean rqFlushing;

@@ -247,9 +247,18 @@ final class Receiver extends Module implements DmaCallback {
                     qp.writeVa = va;
                     qp.writeRkey = rkey;
                     qp.writeRemaining = dmaLen;
+                    qp.writeLength = dmaLen;
                 }
                 if (len > qp.writeRemaining) {
                     return fatal(qp, Aeth.nak(1));
+                }
+                boolean withImm = pos.closesMessage() && reader.hasImmediate();
+                if (withImm && !qp.recvActive) {
+                    // WRITE with immediate consumes a receive WQE (its SGEs stay unused) for the CQE.
+                    int r = takeReceiveWqe(qp);
+                    if (r <= 0) {
+                        return r;
+                    }
                 }
                 int st = nic.keys.check(qp.writeRkey, qp.cfg.pd(), qp.writeVa, len, AccessFlags.REMOTE_WRITE, true);
                 if (st == KeyUnit.WAIT) {
@@ -263,6 +272,17 @@ final class Receiver extends Module implements DmaCallback {
                 qp.writeRemaining -= len;
                 if (pos.closesMessage()) {
                     notePlaced(qp, f);
+                }
+                if (withImm) {
+                    qp.recvByteCount = (int) qp.writeLength;
+                    qp.recvHasImm = true;
+                    qp.recvWriteImm = true;
+                    qp.recvImmediate = reader.immediate();
+                    qp.recvSolicited = reader.solicited();
+                    qp.recvCqePending = true;
+                    qp.recvActive = false;
+                    qp.rqConsumed++;
+                    maybeRecvCqe(qp);
                 }
                 executed(qp, kind, pos, 1);
                 return held;
@@ -547,7 +567,8 @@ final class Receiver extends Module implements DmaCallback {
             j.syndrome = qp.recvSyndrome;
             qp.recvSyndrome = 0;
         } else {
-            j.opcode = qp.recvHasImm ? Cqe.RESP_SEND_IMM : Cqe.RESP_SEND;
+            j.opcode = qp.recvWriteImm ? Cqe.RESP_WR_IMM : qp.recvHasImm ? Cqe.RESP_SEND_IMM : Cqe.RESP_SEND;
+            qp.recvWriteImm = false;
             j.byteCount = qp.recvByteCount;
             j.immediate = qp.recvImmediate;
             j.solicited = qp.recvSolicited;

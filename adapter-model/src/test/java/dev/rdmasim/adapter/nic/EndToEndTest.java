@@ -367,4 +367,26 @@ class EndToEndTest {
             }
         }
     }
+
+    @Test
+    void armingACqThatAlreadyHoldsUnconsumedCqesFiresAtOnce() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        List<Long> irqs = new ArrayList<>();
+        p[0].nic.host().setInterruptHandler((vector, data) -> irqs.add(sim.now()));
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 8, true, true);
+        sim.runUntil(10_000_000L);
+        assertThat(irqs).isEmpty();
+        arm(p[0], sim); // consumer index 0, one CQE waiting
+        sim.runUntil(20_000_000L);
+        assertThat(irqs).hasSize(1);
+        assertThat(drain(p[0])).hasSize(1);
+        // Consumed: arming again waits for the next CQE.
+        arm(p[0], sim);
+        sim.runUntil(30_000_000L);
+        assertThat(irqs).hasSize(1);
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 8, true, true);
+        sim.runUntil(40_000_000L);
+        assertThat(irqs).hasSize(2);
+    }
 }
