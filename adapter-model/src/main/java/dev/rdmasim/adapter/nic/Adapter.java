@@ -342,7 +342,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         Qp qp = qp(qpn);
         return "QP " + qpn + " " + qp.state + ": sqPi=" + qp.sqPi + " fetched=" + qp.fetchedBb + " parsed=" + qp.parsedBb
                 + " inFlight=" + qp.wrCount + " sent=" + qp.wrSent + " nextPsn=" + qp.nextPsn + " unacked=" + qp.unackedPsn
-                + " fetchQueued=" + qp.inFetchQueue + " fetching=" + qp.fetchInFlight + " parseQueued=" + qp.inParseQueue
+                + " fetchQueued=" + qp.inFetchQueue + " fetching=" + qp.fetchCount + " parseQueued=" + qp.inParseQueue
                 + " txQueued=" + qp.inTxQueue + " parseStalledOnInline=" + parseStalledOnInline + " inlineFree=" + inlineFree
                 + " wqeCacheFree=" + wqeCacheFree + " cqeQueued=" + cqe.queuedJobs()
                 + " timer=" + (qp.timerDeadline == Long.MAX_VALUE ? -1 : qp.timerDeadline) + " retries=" + qp.retriesLeft
@@ -468,7 +468,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         if (ds > 0 && qp.bfFill >= bytes) {
             int index = ControlSegment.wqeIndex(qp.bf, 0);
             int bbs = bytes / SendWqeBuilder.BB;
-            if (index == qp.fetchedBb && !qp.fetchInFlight && index == qp.sqPi
+            if (index == qp.fetchedBb && qp.fetchCount == 0 && index == qp.sqPi
                     && ((qp.fetchedBb - qp.parsedBb) & 0xFFFF) + bbs <= qp.stagingBbs && wqeCacheFree >= bbs) {
                 reserveWqeCache(bbs);
                 // Nothing older is missing: place the WQE as if fetched and skip the DMA read.
@@ -479,6 +479,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 }
                 qp.sqPi = (index + bbs) & 0xFFFF;
                 qp.fetchedBb = qp.sqPi;
+                qp.issuedBb = qp.sqPi;
                 stampDoorbell(qp);
                 queueParse(qp);
             } else {
@@ -501,7 +502,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     private void queueFetch(Qp qp) {
         // A QP in error still fetches its new WQEs: they complete at once, flushed.
-        if (!qp.inFetchQueue && qp.bbsToFetch() > 0 && !qp.fetchInFlight
+        if (!qp.inFetchQueue && qp.bbsToFetch() > 0 && qp.fetchCount < Qp.MAX_FETCHES
                 && (qp.state == QpState.READY_TO_SEND || qp.state == QpState.ERROR)
                 && qp.wrCount - qp.wrSent < prefetchDepth) {
             qp.inFetchQueue = true;
@@ -549,12 +550,12 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             pumpFetch();
             return;
         }
-        int staged = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
+        int staged = (qp.issuedBb - qp.parsedBb) & 0xFFFF;
         int room = Math.min(qp.stagingBbs - staged, qp.wrs.length - qp.wrCount);
         int n = Math.min(Math.min(qp.bbsToFetch(), fetchMaxBbs), room);
-        int ringBb = qp.fetchedBb & qp.sqMaskBbs();
+        int ringBb = qp.issuedBb & qp.sqMaskBbs();
         n = Math.min(n, qp.sqMaskBbs() + 1 - ringBb);
-        int stageBb = qp.fetchedBb & (qp.stagingBbs - 1);
+        int stageBb = qp.issuedBb & (qp.stagingBbs - 1);
         n = Math.min(n, qp.stagingBbs - stageBb);
         if (n > 0 && wqeCacheFree == 0) {
             wqeCacheStalls.inc();
@@ -568,9 +569,15 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         }
         reserveWqeCache(n);
         fetchQpn[slot] = qp.qpn;
-        qp.fetchInFlight = true;
+        // Several fetches of one QP may be in flight; they land in order of issue in the staging
+        // buffer, and parsing only follows the contiguous prefix that has arrived.
+        int entry = (qp.fetchHead + qp.fetchCount) % Qp.MAX_FETCHES;
+        qp.fetchLen[entry] = n;
+        qp.fetchDone[entry] = false;
+        qp.fetchCount++;
+        qp.issuedBb = (qp.issuedBb + n) & 0xFFFF;
         fetchReads[slot].read(qp.cfg.sqBase() + (long) ringBb * SendWqeBuilder.BB, qp.staging,
-                stageBb * SendWqeBuilder.BB, n * SendWqeBuilder.BB, this, encodeCookie(slot, n, false));
+                stageBb * SendWqeBuilder.BB, n * SendWqeBuilder.BB, this, encodeCookie(slot, entry, false));
         wqeFetches.inc();
         submitFetch(slot);
         pumpFetch();
@@ -619,8 +626,12 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             qp.contextFilled = true;
             queueFetch(qp);
         } else {
-            qp.fetchInFlight = false;
-            qp.fetchedBb = (qp.fetchedBb + value) & 0xFFFF;
+            qp.fetchDone[value] = true;
+            while (qp.fetchCount > 0 && qp.fetchDone[qp.fetchHead]) {
+                qp.fetchedBb = (qp.fetchedBb + qp.fetchLen[qp.fetchHead]) & 0xFFFF;
+                qp.fetchHead = (qp.fetchHead + 1) % Qp.MAX_FETCHES;
+                qp.fetchCount--;
+            }
             queueParse(qp);
             queueFetch(qp);
         }

@@ -26,7 +26,14 @@ final class Qp {
     int sqPi;
     /** Basic blocks fetched into the staging buffer (16-bit counter). */
     int fetchedBb;
-    boolean fetchInFlight;
+    /** Basic blocks requested by fetches, arrived or not (16-bit counter). */
+    int issuedBb;
+    /** Fetch reads in flight for this QP, oldest first. */
+    static final int MAX_FETCHES = 4;
+    final int[] fetchLen = new int[MAX_FETCHES];
+    final boolean[] fetchDone = new boolean[MAX_FETCHES];
+    int fetchHead;
+    int fetchCount;
     /** Basic blocks parsed out of the staging buffer (16-bit counter). */
     int parsedBb;
     final byte[] staging;
@@ -145,7 +152,7 @@ final class Qp {
 
     /** Basic blocks announced by doorbells but not yet fetched. */
     int bbsToFetch() {
-        return (sqPi - fetchedBb) & 0xFFFF;
+        return (sqPi - issuedBb) & 0xFFFF;
     }
 
     int sqMaskBbs() {
