@@ -86,8 +86,10 @@ public final class Parameters {
     public static final Parameter<Long> NIC_MAX_OUTSTANDING_PER_QP = add(integer("nic.maxOutstandingPerQp", "512")
             .range("1", "65536").doc("WQEs of one QP in execution at once (fetched, not yet completed)")
             .src(KALIA + ": best outbound concurrency 512 per QP on Connect-IB"));
-    public static final Parameter<Long> NIC_SCHEDULER_QP_SLOTS = add(integer("nic.schedulerQpSlots", "256")
-            .range("1", "65536").doc("QPs the send scheduler tracks as ready at once").src(MODEL));
+    public static final Parameter<Long> NIC_WQE_FETCH_SLOTS = add(integer("nic.wqeFetchSlots", "32")
+            .range("1", "4096").doc("DMA reads the WQE fetch engine keeps in flight (send-ring blocks and QP contexts)").src(MODEL));
+    public static final Parameter<Long> NIC_TX_SLOTS = add(integer("nic.txSlots", "128")
+            .range("1", "65536").doc("Transmit buffer slots, one packet each; a slot is held from its payload read until the frame leaves").src(MODEL));
     public static final Parameter<Long> NIC_QPC_CACHE_ENTRIES = add(integer("nic.qpcCacheEntries", "1024")
             .range("1", "16777216").doc("QP context cache entries (misses DMA-read the context from host memory)")
             .src(MODEL));

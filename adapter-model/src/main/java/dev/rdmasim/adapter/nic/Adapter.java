@@ -147,7 +147,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         parseCycles = profile.getInt(NIC_WQE_PARSE_CYCLES);
         bfBytes = profile.getInt(NIC_BLUEFLAME_BYTES);
         outstandingPerQp = profile.getInt(NIC_MAX_OUTSTANDING_PER_QP);
-        int slots = profile.getInt(NIC_SCHEDULER_QP_SLOTS);
+        int slots = profile.getInt(NIC_WQE_FETCH_SLOTS);
         fetchQueue = new IntRing(16);
         parseQueue = new IntRing(16);
         fetchReads = new DmaRequest[slots];
@@ -179,7 +179,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         wqeFetches = stats().counter("wqeFetches", "reads", "DMA reads of send-ring basic blocks");
         wqesParsed = stats().counter("wqesParsed", "WQEs", "send WQEs parsed");
         badWqes = stats().counter("badWqes", "WQEs", "WQEs that failed validation");
-        int txSlots = 32;
+        int txSlots = profile.getInt(NIC_TX_SLOTS);
         cqe = new CqeWriter(this, clock, pcie.dma().addChannel("cqe", writeQueue), pcie.dma().addChannel("event", 16),
                 64, profile.getInt(NIC_CQE_CYCLES), profile.getInt(NIC_CQC_CACHE_ENTRIES), profile.getInt(NIC_CQC_CACHE_WAYS));
         tx = new Transmitter(this, txSlots, pcie.dma().addChannel("payload", readQueue));
