@@ -27,7 +27,7 @@ public final class Event {
     int slot = -1;
     /** Next event in a calendar-queue bucket; owned by the calendar queues. */
     Event next;
-    /** Last event of the bucket this event heads; owned by {@link BitmapCalendarEventQueue}. */
+    /** Last event of the bucket this event heads; owned by {@link CalendarEventQueue}. */
     Event tail;
 
     Event(Simulator sim, String name, int priority, Runnable action) {

@@ -17,7 +17,6 @@ class AllocationTest {
     static Stream<Arguments> queues() {
         Stream<Arguments> queues = Stream.of(
                 Arguments.of("calendar", (Supplier<EventQueue>) CalendarEventQueue::new),
-                Arguments.of("bitmap calendar", (Supplier<EventQueue>) BitmapCalendarEventQueue::new),
                 Arguments.of("4-ary heap", (Supplier<EventQueue>) DaryHeapEventQueue::new));
         // Tiny populations empty the queue between poll and add; large ones use big rings.
         return queues.flatMap(q -> IntStream.of(1, 3, 1024, 40_000)

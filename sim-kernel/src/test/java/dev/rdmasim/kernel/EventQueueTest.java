@@ -22,7 +22,6 @@ class EventQueueTest {
                 Arguments.of("4-ary heap", (Supplier<EventQueue>) DaryHeapEventQueue::new),
                 Arguments.of("8-ary heap", (Supplier<EventQueue>) () -> new DaryHeapEventQueue(8, 4)),
                 Arguments.of("calendar", (Supplier<EventQueue>) CalendarEventQueue::new),
-                Arguments.of("bitmap calendar", (Supplier<EventQueue>) BitmapCalendarEventQueue::new),
                 Arguments.of("sorted set", (Supplier<EventQueue>) SortedSetEventQueue::new));
     }
 
