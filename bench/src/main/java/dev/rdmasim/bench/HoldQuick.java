@@ -5,8 +5,11 @@ import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 
 /**
- * Dev harness: {@code java -cp benchmarks.jar dev.rdmasim.bench.HoldQuick seconds queue...}. Runs
- * the models in short interleaved bursts of thread CPU time, so a busy neighbour affects all alike.
+ * Quick A/B harness for queue work, not a reference figure (the JMH benchmarks are):
+ * {@code java -cp bench/target/benchmarks.jar dev.rdmasim.bench.HoldQuick seconds queue...}. Runs
+ * the kernel hold model on each queue in interleaved 50 ms bursts of thread CPU time, so a busy
+ * neighbour slows all alike and descheduled time is not counted. Name at most two queues per run:
+ * a third makes the simulator's queue call sites megamorphic and slows every queue.
  */
 public final class HoldQuick {
     public static void main(String[] args) {
