@@ -25,8 +25,10 @@ public final class Event {
     long time;
     long order;
     int slot = -1;
-    /** Next event in a calendar-queue bucket; owned by {@link CalendarEventQueue}. */
+    /** Next event in a calendar-queue bucket; owned by the calendar queues. */
     Event next;
+    /** Last event of the bucket this event heads; owned by {@link CalendarEventQueue}. */
+    Event tail;
 
     Event(Simulator sim, String name, int priority, Runnable action) {
         this.sim = Objects.requireNonNull(sim, "sim");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.lang.management.ManagementFactory;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -14,14 +15,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AllocationTest {
 
     static Stream<Arguments> queues() {
-        return Stream.of(
+        Stream<Arguments> queues = Stream.of(
                 Arguments.of("calendar", (Supplier<EventQueue>) CalendarEventQueue::new),
                 Arguments.of("4-ary heap", (Supplier<EventQueue>) DaryHeapEventQueue::new));
+        // Tiny populations empty the queue between poll and add; large ones use big rings.
+        return queues.flatMap(q -> IntStream.of(1, 3, 1024, 40_000)
+                .mapToObj(n -> Arguments.of(q.get()[0], q.get()[1], n)));
     }
 
-    @ParameterizedTest(name = "{0}")
+    @ParameterizedTest(name = "{0}, {2} pending")
     @MethodSource("queues")
-    void holdModelAllocatesNothingPerEvent(String name, Supplier<EventQueue> queue) {
+    void holdModelAllocatesNothingPerEvent(String name, Supplier<EventQueue> queue, int pending) {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long[] inc = new long[4096];
         SplittableRandom rnd = new SplittableRandom(5);
@@ -30,12 +34,12 @@ class AllocationTest {
         }
         Simulator sim = new Simulator(1, queue.get());
         int[] cursor = {0};
-        for (int i = 0; i < 1024; i++) {
+        for (int i = 0; i < pending; i++) {
             Event[] self = new Event[1];
             self[0] = sim.event("hold" + i, () -> self[0].scheduleIn(inc[cursor[0]++ & 4095]));
             self[0].scheduleIn(inc[cursor[0]++ & 4095]);
         }
-        sim.run(300_000);
+        sim.run(300_000 + 10L * pending);
         long before = mx.getCurrentThreadAllocatedBytes();
         sim.run(1_000_000);
         long allocated = mx.getCurrentThreadAllocatedBytes() - before;
