@@ -15,15 +15,100 @@ import picocli.CommandLine.Option;
 @Command(name = "demo",
         mixinStandardHelpOptions = true,
         description = {"Runs a shipped demonstration and shows where to look next.",
-            "Without a subcommand, runs the kernel demo (the adapter demo arrives with the adapter model)."},
-        subcommands = {DemoCommand.Kernel.class})
-final class DemoCommand implements Runnable {
+            "Without a subcommand, runs the adapter demo."},
+        subcommands = {DemoCommand.AdapterDemoCommand.class, DemoCommand.Kernel.class})
+final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Without a subcommand: the adapter demo with its defaults, and its exit code. */
     @Override
-    public void run() {
-        new CommandLine(new Kernel()).execute();
+    public Integer call() {
+        CommandLine demo = new CommandLine(new AdapterDemoCommand());
+        demo.setOut(spec.commandLine().getOut());
+        demo.setErr(spec.commandLine().getErr());
+        demo.setExecutionExceptionHandler(spec.commandLine().getExecutionExceptionHandler());
+        return demo.execute();
+    }
+
+    @Command(name = "adapter",
+            mixinStandardHelpOptions = true,
+            description = {"Host A streams RDMA WRITEs to host B through two modeled adapters (PCIe link, WQE fetch,",
+                "payload DMA, RoCEv2 frames on a cable, responder DMA, ACKs, CQEs). Writes a waveform,",
+                "a packet capture and statistics, and shows where the time of a request goes."})
+    static final class AdapterDemoCommand implements Runnable {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--out", paramLabel = "DIR", description = "Output directory (default: ${DEFAULT-VALUE}).")
+        Path out = Path.of("rdmasim-out", "demo-adapter");
+
+        @Option(names = "--seed", paramLabel = "N", description = "Run seed (default: ${DEFAULT-VALUE}).")
+        long seed = 1;
+
+        @Option(names = "--profile", paramLabel = "NAME|FILE",
+                description = "Adapter profile: a shipped name (default, cx3-like, connectib-like, cx5-like, cx6-like) or a YAML file (default: ${DEFAULT-VALUE}).")
+        String profile = "default";
+
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a profile parameter, e.g. --set pcie.mps=128 (repeatable).")
+        java.util.List<String> overrides = new java.util.ArrayList<>();
+
+        @Option(names = {"-s", "--size"}, paramLabel = "BYTES", description = "Message size in bytes (default: ${DEFAULT-VALUE}).")
+        int size = 4096;
+
+        @Option(names = {"-n", "--messages"}, paramLabel = "N", description = "WRITEs to complete (default: ${DEFAULT-VALUE}).")
+        long messages = 2_000;
+
+        @Option(names = "--depth", paramLabel = "N", description = "WRITEs kept outstanding (default: ${DEFAULT-VALUE}).")
+        int depth = 32;
+
+        @Option(names = "--vcd-signals", paramLabel = "GLOB",
+                description = "Comma-separated globs of signals to trace, e.g. 'nicA.tx.*,nicA.pcie.*' (default: all).")
+        String signals = "";
+
+        @Option(names = "--stats", description = "Also print every statistic.")
+        boolean printStats;
+
+        @Override
+        public void run() {
+            if (size < 1 || messages < 1 || depth < 1) {
+                throw new UserError("--size, --messages and --depth must be at least 1");
+            }
+            dev.rdmasim.adapter.config.Profile p;
+            try {
+                p = dev.rdmasim.adapter.config.Profiles.resolve(profile).withOverrides(overrides);
+            } catch (IllegalArgumentException e) {
+                throw new UserError(e.getMessage());
+            }
+            dev.rdmasim.adapter.demo.AdapterDemo.Result r;
+            try {
+                r = dev.rdmasim.adapter.demo.AdapterDemo.run(out, seed, p, size, messages, depth, signals);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write demo output to " + out, e);
+            } catch (IllegalArgumentException e) {
+                throw new UserError(e.getMessage());
+            }
+            PrintWriter o = spec.commandLine().getOut();
+            o.printf(Locale.ROOT, "adapter demo: %d RDMA WRITEs of %d B from nicA to nicB, %d outstanding, profile %s%n",
+                    r.messages(), r.messageBytes(), depth, r.profile());
+            o.printf(Locale.ROOT, "  simulated time   %s (%d events)%n", Time.format(r.simTimePs()), r.events());
+            o.printf(Locale.ROOT, "  throughput       %.2f Gb/s of payload, %.3f M WRITEs/s%n", r.gbps(), r.mmsgs());
+            o.printf(Locale.ROOT, "  latency          doorbell to CQE: median %.0f ns, p99 %.0f ns%n", r.p50Ns(), r.p99Ns());
+            o.println("  where the time goes (mean per request):");
+            for (var st : r.stages()) {
+                o.printf(Locale.ROOT, "    %-14s -> %-14s %9.1f ns%n", st.from(), st.to(), st.meanNs());
+            }
+            o.printf(Locale.ROOT, "  waveform         %s   (gtkwave %s)%n", r.vcd(), r.vcd());
+            o.printf(Locale.ROOT, "  packets          %s   (wireshark %s)%n", r.pcap(), r.pcap());
+            o.printf(Locale.ROOT, "  statistics       %s%n", r.statsJson());
+            if (printStats) {
+                o.println();
+                o.print(r.statsText());
+            } else {
+                o.println("  (--stats prints every statistic)");
+            }
+            o.flush();
+        }
     }
 
     @Command(name = "kernel",

@@ -48,6 +48,32 @@ class MainTest {
     }
 
     @Test
+    void adapterDemoWritesWaveformCaptureAndStatistics(@TempDir Path dir) throws Exception {
+        Run r = run("demo", "adapter", "--out", dir.toString(), "--messages", "40", "--size", "3000", "--depth", "8");
+        assertThat(r.code).as(r.err).isZero();
+        assertThat(r.out).contains("40 RDMA WRITEs of 3000 B", "Gb/s", "doorbell to CQE", "WQE_FETCHED", "wire.pcap");
+        for (String f : new String[] {"wave.vcd", "wire.pcap", "stats.json"}) {
+            assertThat(Files.size(dir.resolve(f))).as(f).isPositive();
+        }
+        assertThat(Files.readString(dir.resolve("stats.json"))).contains("nicA.tx.packets", "nicB.rx.placedBytes");
+        // Same seed, same bytes.
+        Path again = dir.resolve("again");
+        assertThat(run("demo", "adapter", "--out", again.toString(), "--messages", "40", "--size", "3000", "--depth", "8").code).isZero();
+        assertThat(Files.readAllBytes(again.resolve("wire.pcap"))).isEqualTo(Files.readAllBytes(dir.resolve("wire.pcap")));
+        assertThat(Files.readAllBytes(again.resolve("stats.json"))).isEqualTo(Files.readAllBytes(dir.resolve("stats.json")));
+    }
+
+    @Test
+    void adapterDemoRejectsBadProfileSettingsInOneLine() {
+        Run r = run("demo", "adapter", "--set", "pcie.mps=300");
+        assertThat(r.code).isEqualTo(2);
+        assertThat(r.err).contains("pcie.mps").doesNotContain("\tat ");
+        Run p = run("demo", "adapter", "--profile", "nosuch");
+        assertThat(p.code).isEqualTo(2);
+        assertThat(p.err).contains("cx5-like");
+    }
+
+    @Test
     void userErrorsExitWithStatusTwoAndNoStackTrace() {
         Run bad = run("demo", "kernel", "--tokens", "0");
         assertThat(bad.code).isEqualTo(2);
