@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 2)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = BenchJvm.GC)
 public class AdapterWriteBench {
     /** Completed WRITEs per benchmark invocation. */
     public static final int OPS = 1024;

@@ -26,7 +26,7 @@ import umontreal.ssj.simevents.eventlist.SplayTree;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = BenchJvm.GC)
 public class SsjSplayHold {
     /** Pending events N; constant throughout, as the hold model keeps it. */
     @Param("1024")
