@@ -103,6 +103,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     private final Counter inlineStalls;
     private final Counter wqeCacheStalls;
     private final Signal inlineSignal;
+    private final Signal wqeCacheSignal;
     private final long wqeCacheBbs;
     private final long inlineBytes;
     private final Counter doorbells;
@@ -174,6 +175,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         inlineStalls = stats().counter("inlineStalls", "events", "times the parser waited for inline buffer space");
         wqeCacheStalls = stats().counter("wqeCacheStalls", "events", "times a fetch waited for WQE cache space");
         inlineSignal = signal("inlineUsed", 32);
+        wqeCacheSignal = signal("wqeCacheUsed", 24);
         doorbells = stats().counter("doorbells", "MMIOs", "8-byte send doorbells received");
         blueflames = stats().counter("blueflames", "WQEs", "WQEs received whole by BlueFlame (no fetch)");
         wqeFetches = stats().counter("wqeFetches", "reads", "DMA reads of send-ring basic blocks");
@@ -712,6 +714,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     private void reserveWqeCache(int bbs) {
         wqeCacheFree -= bbs;
         wqeCacheUsed.set(wqeCacheBbs - wqeCacheFree);
+        wqeCacheSignal.set(wqeCacheBbs - wqeCacheFree);
     }
 
     private void releaseWqeCache(int bbs) {
@@ -720,6 +723,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             throw new InvariantViolation("WQE cache released more blocks than it holds");
         }
         wqeCacheUsed.set(wqeCacheBbs - wqeCacheFree);
+        wqeCacheSignal.set(wqeCacheBbs - wqeCacheFree);
         while (!cacheWaiters.isEmpty()) {
             queueFetch(qp(cacheWaiters.poll()));
         }

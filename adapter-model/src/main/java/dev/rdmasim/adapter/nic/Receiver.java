@@ -75,6 +75,9 @@ final class Receiver extends Module implements DmaCallback {
     private final Counter accessErrors;
     private final Counter rnr;
     private final Counter placedBytes;
+    private final dev.rdmasim.kernel.stats.TimeAverage writesInFlight;
+    private final dev.rdmasim.kernel.wave.Signal writesSignal;
+    private int writesOutstanding;
 
     Receiver(Adapter nic, DmaChannel writeChannel, DmaChannel rqChannel) {
         super(nic, "rx");
@@ -102,6 +105,8 @@ final class Receiver extends Module implements DmaCallback {
         accessErrors = stats().counter("accessNaks", "packets", "requests failing the remote key check or invalid (NAK, QP to error)");
         rnr = stats().counter("rnrNaks", "packets", "SENDs that found no receive WQE (RNR NAK)");
         placedBytes = stats().counter("placedBytes", "bytes", "payload bytes written to host memory");
+        writesInFlight = stats().timeAverage("writesInFlight", "writes", "DMA writes of received payload not yet sent to PCIe");
+        writesSignal = signal("writesInFlight", 8);
     }
 
     void attach(LinkEndpoint p) {
@@ -686,6 +691,9 @@ final class Receiver extends Module implements DmaCallback {
                 pendingSubmits.add(i);
             }
             placedBytes.add(piece);
+            writesOutstanding++;
+            writesInFlight.set(writesOutstanding);
+            writesSignal.set(writesOutstanding);
             a += piece;
             held = 1;
         }
@@ -711,6 +719,9 @@ final class Receiver extends Module implements DmaCallback {
         writeFrame[i] = null;
         writeQp[i] = null;
         writeWr[i] = null;
+        writesOutstanding--;
+        writesInFlight.set(writesOutstanding);
+        writesSignal.set(writesOutstanding);
         boolean stillHeld = false;
         for (int k = 0; k < WRITES; k++) {
             if (writeFrame[k] == f) {

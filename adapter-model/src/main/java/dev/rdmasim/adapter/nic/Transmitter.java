@@ -96,6 +96,7 @@ final class Transmitter extends Module implements DmaCallback {
     private final Counter retransmits;
     private final Counter timeouts;
     private final TimeAverage slotsInUse;
+    private final dev.rdmasim.kernel.wave.Signal slotsSignal;
 
     Transmitter(Adapter nic, int slotCount, DmaChannel channel) {
         super(nic, "tx");
@@ -128,6 +129,7 @@ final class Transmitter extends Module implements DmaCallback {
         retransmits = stats().counter("rewinds", "events", "go-back-N rewinds (sequence NAK, RNR NAK or timeout)");
         timeouts = stats().counter("timeouts", "events", "retransmission timer expiries");
         slotsInUse = stats().timeAverage("slotsInUse", "slots", "transmit buffer slots in use");
+        slotsSignal = signal("slotsInUse", 16);
     }
 
     void attach(LinkEndpoint p) {
@@ -227,6 +229,7 @@ final class Transmitter extends Module implements DmaCallback {
     private void commitSlot(Slot s) {
         count++;
         slotsInUse.set(count);
+        slotsSignal.set(count);
         scheduleEmit();
     }
 
@@ -482,6 +485,7 @@ final class Transmitter extends Module implements DmaCallback {
         head = (head + 1) % slots.length;
         count--;
         slotsInUse.set(count);
+        slotsSignal.set(count);
         if (count == 0) {
             busy.idle();
         }
