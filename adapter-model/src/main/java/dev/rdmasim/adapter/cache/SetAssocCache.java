@@ -33,6 +33,8 @@ public final class SetAssocCache extends Module {
     private final byte[][] data;
     private long useClock;
 
+    private long lastEvicted = -1;
+    private byte[] evictedLine;
     private final Counter hits;
     private final Counter misses;
     private final Counter pendingHits;
@@ -119,8 +121,13 @@ public final class SetAssocCache extends Module {
             setBusy.inc();
             return SET_BUSY;
         }
+        lastEvicted = -1;
         if (state[victim] == VALID) {
             evictions.inc();
+            lastEvicted = keys[victim];
+            if (evictedLine != null) {
+                System.arraycopy(data[victim], 0, evictedLine, 0, lineBytes);
+            }
         }
         misses.inc();
         keys[victim] = key;
@@ -141,6 +148,24 @@ public final class SetAssocCache extends Module {
 
     public long keyAt(int slot) {
         return keys[slot];
+    }
+
+    /**
+     * The key whose valid line the last missing {@link #lookup} replaced, or -1 if it took a free
+     * line; with {@link #keepEvictedLines()}, {@link #evictedLine()} holds that line's bytes (for a
+     * write-back) until the next lookup.
+     */
+    public long lastEvicted() {
+        return lastEvicted;
+    }
+
+    /** Makes misses copy the bytes of the line they replace, for owners that write dirty lines back. */
+    public void keepEvictedLines() {
+        evictedLine = new byte[lineBytes];
+    }
+
+    public byte[] evictedLine() {
+        return evictedLine;
     }
 
     /** The slot of a key known to be valid, without counting a lookup; fails loudly otherwise. */

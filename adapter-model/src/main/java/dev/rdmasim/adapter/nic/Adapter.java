@@ -106,6 +106,12 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     private final Signal wqeCacheSignal;
     private final long wqeCacheBbs;
     private final long inlineBytes;
+    private final DmaChannel writeBackChannel;
+    private final DmaRequest[] writeBacks = new DmaRequest[16];
+    private final byte[][] writeBackBufs = new byte[16][QP_CONTEXT_BYTES];
+    private int nextWriteBack;
+    private final Counter contextWriteBacks;
+    private final Counter droppedWriteBacks;
     private final Counter doorbells;
     private final Counter blueflames;
     private final Counter wqeFetches;
@@ -144,6 +150,14 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 pcie.dma().addChannel("keyFill", readQueue), 16);
         qpcCache = new SetAssocCache(this, "qpcCache", profile.getInt(NIC_QPC_CACHE_ENTRIES),
                 profile.getInt(NIC_QPC_CACHE_WAYS), QP_CONTEXT_BYTES);
+        qpcCache.keepEvictedLines();
+        writeBackChannel = pcie.dma().addChannel("contextWriteBack", writeQueue);
+        for (int i = 0; i < writeBacks.length; i++) {
+            writeBacks[i] = new DmaRequest();
+        }
+        contextWriteBacks = stats().counter("contextWriteBacks", "lines", "QP contexts written back to context memory on eviction");
+        droppedWriteBacks = stats().counter("droppedWriteBacks", "lines",
+                "evictions whose write-back found every write-back buffer busy (traffic not modeled)");
         fetchMaxBbs = Math.max(1, profile.getInt(NIC_WQE_FETCH_MAX_BYTES) / SendWqeBuilder.BB);
         parseCycles = profile.getInt(NIC_WQE_PARSE_CYCLES);
         bfBytes = profile.getInt(NIC_BLUEFLAME_BYTES);
@@ -539,6 +553,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         qp.contextFilled = false;
         if (r < 0) {
             if (r <= -3) {
+                writeBackContext();
                 fetchQpn[slot] = qp.qpn;
                 fetchReads[slot].read(qpContextAddress(qp.qpn), qpcCache.line(SetAssocCache.missSlot(r)), 0,
                         QP_CONTEXT_BYTES, this, encodeCookie(slot, SetAssocCache.missSlot(r), true));
@@ -583,6 +598,37 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         wqeFetches.inc();
         submitFetch(slot);
         pumpFetch();
+    }
+
+    /**
+     * A QP context line was just replaced: the QP's state changed while it was on chip (PSNs,
+     * indices), so its line goes back to context memory by DMA write before it is forgotten.
+     */
+    private void writeBackContext() {
+        long victim = qpcCache.lastEvicted();
+        if (victim < 0) {
+            return;
+        }
+        int i = nextWriteBack;
+        nextWriteBack = (nextWriteBack + 1) % writeBacks.length;
+        if (writeBacks[i].inEngine()) {
+            // Every write-back buffer is busy: the oldest's TLPs have not left yet. Rare; the line
+            // is dropped from the model's traffic rather than stalling the fetch engine.
+            droppedWriteBacks.inc();
+            return;
+        }
+        System.arraycopy(qpcCache.evictedLine(), 0, writeBackBufs[i], 0, QP_CONTEXT_BYTES);
+        writeBacks[i].write(qpContextAddress((int) victim), writeBackBufs[i], 0, QP_CONTEXT_BYTES, this, -1, false);
+        if (!writeBackChannel.submit(writeBacks[i])) {
+            droppedWriteBacks.inc();
+        } else {
+            contextWriteBacks.inc();
+        }
+    }
+
+    @Override
+    public void writeSent(DmaRequest r) {
+        // Context write-backs need nothing further.
     }
 
     private static long encodeCookie(int slot, int value, boolean context) {

