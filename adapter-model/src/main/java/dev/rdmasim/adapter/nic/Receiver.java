@@ -305,38 +305,14 @@ final class Receiver extends Module implements DmaCallback {
                     completeRecv(qp, CqeSyndrome.LOCAL_LENGTH);
                     return fatal(qp, Aeth.nak(1));
                 }
-                // Check every piece first, so a bad key changes nothing.
-                long off = qp.recvOffset;
-                long pos0 = 0;
-                for (int i = 0; i < qp.recvSges; i++) {
-                    long a = Math.max(off, pos0);
-                    long b = Math.min(off + len, pos0 + qp.recvLen[i]);
-                    if (a < b) {
-                        int st = nic.keys.check(qp.recvKey[i], qp.cfg.pd(), qp.recvAddr[i] + (a - pos0), b - a,
-                                AccessFlags.LOCAL_WRITE, false);
-                        if (st == KeyUnit.WAIT) {
-                            return -1;
-                        }
-                        if (st != KeyUnit.OK) {
-                            completeRecv(qp, CqeSyndrome.LOCAL_PROT);
-                            return fatal(qp, Aeth.nak(3));
-                        }
-                        if (!haveWriteSlots(qp.recvKey[i], qp.recvAddr[i] + (a - pos0), (int) (b - a))) {
-                            return -1;
-                        }
-                    }
-                    pos0 += qp.recvLen[i];
+                // Every piece is checked before any is written, so a bad key changes nothing.
+                int held = scatter(qp, f, qp.recvAddr, qp.recvLen, qp.recvKey, qp.recvSges, qp.recvOffset, len, null);
+                if (held == WAIT) {
+                    return -1;
                 }
-                int held = 0;
-                pos0 = 0;
-                for (int i = 0; i < qp.recvSges; i++) {
-                    long a = Math.max(off, pos0);
-                    long b = Math.min(off + len, pos0 + qp.recvLen[i]);
-                    if (a < b) {
-                        held |= place(qp, f, qp.recvKey[i], qp.recvAddr[i] + (a - pos0),
-                                reader.payloadOffset() + (int) (a - off), (int) (b - a), null);
-                    }
-                    pos0 += qp.recvLen[i];
+                if (held == KEY_ERROR) {
+                    completeRecv(qp, CqeSyndrome.LOCAL_PROT);
+                    return fatal(qp, Aeth.nak(3));
                 }
                 qp.recvOffset += len;
                 if (pos.closesMessage()) {
@@ -613,37 +589,14 @@ final class Receiver extends Module implements DmaCallback {
             }
             return 0; // Duplicates are simply dropped.
         }
-        int len = reader.payloadLength();
-        long off = (long) w.responses * nic.mtu;
-        long pos0 = 0;
-        for (int i = 0; i < w.sgeCount; i++) {
-            long a = Math.max(off, pos0);
-            long b = Math.min(off + len, pos0 + w.sgeLen[i]);
-            if (a < b) {
-                int st = nic.keys.check(w.sgeKey[i], qp.cfg.pd(), w.sgeAddr[i] + (a - pos0), b - a, AccessFlags.LOCAL_WRITE, false);
-                if (st == KeyUnit.WAIT) {
-                    return -1;
-                }
-                if (st != KeyUnit.OK || !haveWriteSlots(w.sgeKey[i], w.sgeAddr[i] + (a - pos0), (int) (b - a))) {
-                    if (st != KeyUnit.OK) {
-                        nic.tx.acknowledge(qp, Psn.add(w.firstPsn, -1));
-                        return 0;
-                    }
-                    return -1;
-                }
-            }
-            pos0 += w.sgeLen[i];
+        int held = scatter(qp, f, w.sgeAddr, w.sgeLen, w.sgeKey, w.sgeCount, (long) w.responses * nic.mtu,
+                reader.payloadLength(), w);
+        if (held == WAIT) {
+            return -1;
         }
-        int held = 0;
-        pos0 = 0;
-        for (int i = 0; i < w.sgeCount; i++) {
-            long a = Math.max(off, pos0);
-            long b = Math.min(off + len, pos0 + w.sgeLen[i]);
-            if (a < b) {
-                held |= place(qp, f, w.sgeKey[i], w.sgeAddr[i] + (a - pos0), reader.payloadOffset() + (int) (a - off),
-                        (int) (b - a), w);
-            }
-            pos0 += w.sgeLen[i];
+        if (held == KEY_ERROR) {
+            nic.tx.failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
+            return 0;
         }
         w.responses++;
         if (w.responses == w.packets && w.pendingWrites == 0) {
@@ -653,6 +606,49 @@ final class Receiver extends Module implements DmaCallback {
     }
 
     // ------------------------------------------------------------ DMA writes of received payload
+
+    private static final int WAIT = -1;
+    private static final int KEY_ERROR = -2;
+
+    /**
+     * Writes payload bytes [off, off + len) of a message into the scatter list (addresses, lengths,
+     * local keys): first checks every piece (LOCAL_WRITE) and that enough write requests are free,
+     * then issues the writes. Returns {@link #WAIT}, {@link #KEY_ERROR}, or 1 if the frame is now
+     * held by writes (0 if nothing was written).
+     */
+    private int scatter(Qp qp, Frame f, long[] addr, int[] lens, int[] keys, int count, long off, int len, Wr readWr) {
+        long pos = 0;
+        int pieces = 0;
+        for (int i = 0; i < count; i++) {
+            long a = Math.max(off, pos);
+            long b = Math.min(off + len, pos + lens[i]);
+            if (a < b) {
+                int st = nic.keys.check(keys[i], qp.cfg.pd(), addr[i] + (a - pos), b - a, AccessFlags.LOCAL_WRITE, false);
+                if (st == KeyUnit.WAIT) {
+                    return WAIT;
+                }
+                if (st != KeyUnit.OK) {
+                    return KEY_ERROR;
+                }
+                pieces += 2 + (int) ((b - a) / 4096);
+            }
+            pos += lens[i];
+        }
+        if (pieces > freeWrites()) {
+            return WAIT;
+        }
+        int held = 0;
+        pos = 0;
+        for (int i = 0; i < count; i++) {
+            long a = Math.max(off, pos);
+            long b = Math.min(off + len, pos + lens[i]);
+            if (a < b) {
+                held |= place(qp, f, keys[i], addr[i] + (a - pos), reader.payloadOffset() + (int) (a - off), (int) (b - a), readWr);
+            }
+            pos += lens[i];
+        }
+        return held;
+    }
 
     private int freeWrites() {
         int n = 0;

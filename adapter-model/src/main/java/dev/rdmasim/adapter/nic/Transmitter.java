@@ -620,6 +620,16 @@ final class Transmitter extends Module implements DmaCallback {
                 : CqeSyndrome.REMOTE_OP);
     }
 
+    /** A request failed locally (e.g. a READ response cannot be written: bad local key): complete it with the error. */
+    void failRequest(Qp qp, Wr w, int syndrome) {
+        for (int i = 0; i < qp.wrCount; i++) {
+            if (qp.wr(i) == w) {
+                failFrom(qp, i, syndrome);
+                return;
+            }
+        }
+    }
+
     /** A READ response arrived ahead of the one expected: re-request the READ once per gap. */
     void readGap(Qp qp, Wr w) {
         int missing = Psn.add(w.firstPsn, w.responses);

@@ -390,4 +390,18 @@ class EndToEndTest {
         sim.runUntil(40_000_000L);
         assertThat(irqs).hasSize(2);
     }
+
+    @Test
+    void readIntoMemoryOutsideTheLocalRegionIsALocalProtectionError() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        long before = p[0].mem.digest(p[0].buf + p[0].bufSize - 64, 8192);
+        p[0].post(WqeOpcode.RDMA_READ, p[1].buf, p[1].key, p[0].buf + p[0].bufSize - 64, 4096, false, true);
+        sim.runUntil(1_000_000_000L);
+        List<byte[]> cqes = drain(p[0]);
+        assertThat(cqes).hasSize(1);
+        assertThat(Cqe.opcode(cqes.get(0), 0)).isEqualTo(Cqe.REQ_ERR);
+        assertThat(Cqe.syndrome(cqes.get(0), 0)).isEqualTo(CqeSyndrome.LOCAL_PROT);
+        assertThat(p[0].mem.digest(p[0].buf + p[0].bufSize - 64, 8192)).isEqualTo(before);
+    }
 }
