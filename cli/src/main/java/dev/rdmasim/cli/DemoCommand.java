@@ -62,12 +62,8 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
         @Option(names = "--depth", paramLabel = "N", description = "WRITEs kept outstanding (default: ${DEFAULT-VALUE}).")
         int depth = 32;
 
-        @Option(names = "--vcd-signals", paramLabel = "GLOB",
-                description = "Comma-separated globs of signals to trace, e.g. 'nicA.tx.*,nicA.pcie.*' (default: all).")
-        String signals = "";
-
-        @Option(names = "--stats", description = "Also print every statistic.")
-        boolean printStats;
+        @CommandLine.Mixin
+        OutputOptions output = new OutputOptions();
 
         @Override
         public void run() {
@@ -82,7 +78,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
             }
             dev.rdmasim.adapter.demo.AdapterDemo.Result r;
             try {
-                r = dev.rdmasim.adapter.demo.AdapterDemo.run(out, seed, p, size, messages, depth, signals);
+                r = dev.rdmasim.adapter.demo.AdapterDemo.run(out, seed, p, size, messages, depth, output.signals);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write demo output to " + out, e);
             } catch (IllegalArgumentException e) {
@@ -101,13 +97,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
             o.printf(Locale.ROOT, "  waveform         %s   (gtkwave %s)%n", r.vcd(), r.vcd());
             o.printf(Locale.ROOT, "  packets          %s   (wireshark %s)%n", r.pcap(), r.pcap());
             o.printf(Locale.ROOT, "  statistics       %s%n", r.statsJson());
-            if (printStats) {
-                o.println();
-                o.print(r.statsText());
-            } else {
-                o.println("  (--stats prints every statistic)");
-            }
-            o.flush();
+            output.printStats(o, r.statsText());
         }
     }
 
@@ -128,12 +118,8 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
         @Option(names = "--tokens", paramLabel = "N", description = "Tokens to push through (default: ${DEFAULT-VALUE}).")
         long tokens = 10_000;
 
-        @Option(names = "--vcd-signals", paramLabel = "GLOB",
-                description = "Comma-separated globs of signals to trace, e.g. 'demo.sink*,demo.source.sent' (default: all).")
-        String signals = "";
-
-        @Option(names = "--stats", description = "Also print every statistic.")
-        boolean printStats;
+        @CommandLine.Mixin
+        OutputOptions output = new OutputOptions();
 
         @Override
         public void run() {
@@ -142,7 +128,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
             }
             KernelDemo.Result r;
             try {
-                r = KernelDemo.run(out, seed, tokens, signals);
+                r = KernelDemo.run(out, seed, tokens, output.signals);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write demo output to " + out, e);
             }
@@ -153,13 +139,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
             o.printf(Locale.ROOT, "  latency          mean %.1f ns, p99 %s%n", r.meanLatencyNs(), Time.format(r.p99LatencyPs()));
             o.printf(Locale.ROOT, "  waveform         %s   (gtkwave %s)%n", r.vcd(), r.vcd());
             o.printf(Locale.ROOT, "  statistics       %s%n", r.statsJson());
-            if (printStats) {
-                o.println();
-                o.print(r.statsText());
-            } else {
-                o.println("  (--stats prints every statistic)");
-            }
-            o.flush();
+            output.printStats(o, r.statsText());
         }
     }
 }
