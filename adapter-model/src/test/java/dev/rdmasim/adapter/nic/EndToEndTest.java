@@ -404,4 +404,59 @@ class EndToEndTest {
         assertThat(Cqe.syndrome(cqes.get(0), 0)).isEqualTo(CqeSyndrome.LOCAL_PROT);
         assertThat(p[0].mem.digest(p[0].buf + p[0].bufSize - 64, 8192)).isEqualTo(before);
     }
+
+    @Test
+    void sourceOutsideTheLocalRegionIsALocalProtectionErrorAndSendsNothing() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
+        long before = p[1].mem.digest(p[1].buf, p[1].bufSize);
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf + p[0].bufSize - 10, 100, false, true);
+        sim.runUntil(1_000_000_000L);
+        List<byte[]> cqes = drain(p[0]);
+        assertThat(cqes).hasSize(1);
+        assertThat(Cqe.syndrome(cqes.get(0), 0)).isEqualTo(CqeSyndrome.LOCAL_PROT);
+        assertThat(TestHost.lastLink.aToB().framesSent()).isZero();
+        assertThat(p[1].mem.digest(p[1].buf, p[1].bufSize)).isEqualTo(before);
+    }
+
+    @Test
+    void aDeadLinkExhaustsTheRetriesAndFailsTheRequest() {
+        Simulator sim = new Simulator(1);
+        Profile profile = Profile.defaults().withOverrides(List.of("transport.ackTimeout=10us", "transport.retryCount=3"));
+        TestHost[] p = TestHost.pair(sim, profile, 1 << 20, ALL);
+        TestHost.lastLink.aToB().setFaults(1.0, 0.0);
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 100, false, true);
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 100, false, true);
+        sim.runUntil(1_000_000_000L);
+        List<byte[]> cqes = drain(p[0]);
+        assertThat(cqes).hasSize(2);
+        assertThat(Cqe.syndrome(cqes.get(0), 0)).isEqualTo(CqeSyndrome.TRANSPORT_RETRY_EXC);
+        assertThat(Cqe.syndrome(cqes.get(1), 0)).isEqualTo(CqeSyndrome.WR_FLUSH);
+        // The first send plus three retries.
+        assertThat(TestHost.lastLink.aToB().framesSent()).isEqualTo(4 * 2);
+        assertThat(sim.stats().toText()).containsPattern("nicA\\.tx\\.timeouts\\s+4");
+    }
+
+    @Test
+    void loopbackCarriesAWriteBetweenTwoQpsOfOneAdapter() {
+        Simulator sim = new Simulator(1);
+        TestHost h = new TestHost(sim, "nicA", Profile.defaults(), 0, 1 << 20, ALL);
+        dev.rdmasim.adapter.wire.EthernetLink loop = dev.rdmasim.adapter.wire.EthernetLink.loopback(sim, "loop",
+                new dev.rdmasim.adapter.wire.EthernetLink.Config(100, 0, 64));
+        h.nic.attach(loop.a());
+        long ring = h.mem.allocate(64L << 6, 4096);
+        long rec = h.mem.allocate(8, 64);
+        h.nic.createQp(2, new QpConfig(TestHost.PD, 1, 1, ring, 6, h.rqBase, TestHost.LOG_RQ, 0, rec, 4, 1, 220, ALL));
+        h.nic.connectQp(TestHost.QPN, 2, h.nic.mac(), h.nic.ip(), 10, 900);
+        h.nic.connectQp(2, TestHost.QPN, h.nic.mac(), h.nic.ip(), 900, 10);
+        byte[] data = pattern(42, 3000);
+        h.mem.write(h.buf, data, 0, data.length);
+        h.post(WqeOpcode.RDMA_WRITE, h.buf + 65536, h.key, h.buf, data.length, false, true);
+        sim.runUntil(1_000_000_000L);
+        List<byte[]> cqes = drain(h);
+        assertThat(cqes).hasSize(1);
+        assertThat(Cqe.opcode(cqes.get(0), 0)).isEqualTo(Cqe.REQ);
+        assertThat(h.mem.equalsRange(h.buf + 65536, data, 0, data.length)).isTrue();
+        assertThat(loop.aToB().framesSent()).isGreaterThanOrEqualTo(2); // the data and its ACK
+    }
 }
