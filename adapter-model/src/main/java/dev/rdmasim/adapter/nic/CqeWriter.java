@@ -42,6 +42,13 @@ final class CqeWriter extends Module implements DmaCallback {
         long bytes;
         final long[] stamps = new long[Stage.values().length];
         final byte[] cqe = new byte[Cqe.SIZE];
+        final DmaRequest write = new DmaRequest();
+        /** Its CQE is in host memory (or it was dropped by an overflowed CQ): it can retire. */
+        boolean done;
+        boolean dropped;
+        /** Raise this CQ's completion event once this CQE has left the device. */
+        boolean raiseAfter;
+        int eventCqnAfter;
     }
 
     private final Adapter nic;
@@ -53,7 +60,10 @@ final class CqeWriter extends Module implements DmaCallback {
     private final DmaChannel channel;
     private final DmaChannel eventChannel;
     private final SetAssocCache cqcCache;
-    private final DmaRequest cqeWrite = new DmaRequest();
+    /** Jobs from head that have been processed (CQE write issued, or dropped); the rest wait. */
+    private int issued;
+    /** CQE writes issued whose TLPs have not all left the device. */
+    private int unsent;
     private final DmaRequest ctxRead = new DmaRequest();
     private final DmaRequest dbRead = new DmaRequest();
     private static final int EVENT_SLOTS = 8;
@@ -65,9 +75,6 @@ final class CqeWriter extends Module implements DmaCallback {
     private final byte[] msiBuf = new byte[4];
     private final Event stepEvent;
     private boolean waiting;
-    private boolean eventPending;
-    private int eventCqn;
-    private int eventType;
     private boolean submitBlocked;
     private final Counter written;
     private final Counter errors;
@@ -123,6 +130,9 @@ final class CqeWriter extends Module implements DmaCallback {
         j.solicited = false;
         j.immediate = 0;
         j.bytes = 0;
+        j.done = false;
+        j.dropped = false;
+        j.raiseAfter = false;
         Arrays.fill(j.stamps, Stage.NOT_REACHED);
         return j;
     }
@@ -135,14 +145,16 @@ final class CqeWriter extends Module implements DmaCallback {
     }
 
     void pump() {
-        if (waiting || stepEvent.scheduled() || count == 0 || submitBlocked || cqeWrite.inEngine()) {
+        // CQEs are pipelined: the next one is prepared while earlier ones are still on their way.
+        if (waiting || stepEvent.scheduled() || issued == count || submitBlocked) {
             return;
         }
         stepEvent.schedule(busy.book(cqeCycles));
     }
 
     private void step() {
-        Job j = jobs[head];
+        int index = (head + issued) % jobs.length;
+        Job j = jobs[index];
         Cq cq = nic.cq(j.cqn);
         int r = cqcCache.lookup(j.cqn);
         if (r < 0) {
@@ -156,7 +168,11 @@ final class CqeWriter extends Module implements DmaCallback {
             return;
         }
         if (cq.overflowed) {
-            retire(j, true);
+            j.done = true;
+            j.dropped = true;
+            issued++;
+            retireDone();
+            pump();
             return;
         }
         if (cq.producer - cq.consumerKnown >= cq.size()) {
@@ -177,8 +193,10 @@ final class CqeWriter extends Module implements DmaCallback {
             cq.lastSolicited = cq.producer;
         }
         cq.producer++;
-        cqeWrite.write(addr, j.cqe, 0, Cqe.SIZE, this, head, true);
-        submit(cqeWrite);
+        j.write.write(addr, j.cqe, 0, Cqe.SIZE, this, index, true);
+        issued++;
+        unsent++;
+        submit(j.write);
         boolean matches = cq.armed && (!cq.armSolicitedOnly || j.solicited || j.syndrome != 0);
         if (matches) {
             // One-shot: the arm is used up; moderation may hold the event back.
@@ -193,9 +211,13 @@ final class CqeWriter extends Module implements DmaCallback {
         if (cq.eventHeld) {
             cq.heldEvents++;
             if (cq.heldEvents >= cq.moderationCount || cq.moderationPeriodPs == 0) {
-                releaseHeldEvent(cq);
+                cq.eventHeld = false;
+                cq.moderationTimer.cancel();
+                j.raiseAfter = true;
+                j.eventCqnAfter = cq.cqn;
             }
         }
+        pump();
     }
 
     private void submit(DmaRequest r) {
@@ -223,16 +245,13 @@ final class CqeWriter extends Module implements DmaCallback {
         if (r == ctxRead) {
             cqcCache.fill((int) r.cookie());
         } else {
-            Cq cq = nic.cq(jobs[head].cqn);
+            Cq cq = nic.cq(jobs[(head + issued) % jobs.length].cqn);
             cq.consumerKnown = cq.producer - ((cq.producer - Doorbells.cqConsumerIndex(dbBuf, 0)) & 0xFF_FFFF);
             if (cq.producer - cq.consumerKnown >= cq.size()) {
                 cq.overflowed = true;
                 overflows.inc();
-                eventPending = true;
-                eventCqn = cq.cqn;
-                eventType = Eqe.TYPE_CQ_ERROR;
                 nic.cqOverflowed(cq);
-                raiseEvent();
+                raiseEvent(cq.cqn, Eqe.TYPE_CQ_ERROR);
             }
         }
         pump();
@@ -240,21 +259,35 @@ final class CqeWriter extends Module implements DmaCallback {
 
     @Override
     public void writeSent(DmaRequest r) {
-        if (r == cqeWrite && eventPending) {
-            raiseEvent();
+        if (r.cookie() >= 0) {
+            Job j = jobs[(int) r.cookie()];
+            unsent--;
+            // The CQE's TLPs have left: an EQE and MSI-X issued now follow it on the link.
+            if (j.raiseAfter) {
+                j.raiseAfter = false;
+                raiseEvent(j.eventCqnAfter, Eqe.TYPE_COMPLETION);
+            }
         }
         pump();
     }
 
     @Override
     public void writeApplied(DmaRequest r) {
-        if (r == cqeWrite) {
+        if (r.cookie() >= 0) {
             Job j = jobs[(int) r.cookie()];
             j.stamps[Stage.CQE_WRITTEN.ordinal()] = now();
+            j.done = true;
             written.inc();
-            retire(j, false);
+            retireDone();
         }
         pump();
+    }
+
+    /** Retires finished jobs from the head, in order. */
+    private void retireDone() {
+        while (issued > 0 && jobs[head].done) {
+            retire(jobs[head], jobs[head].dropped);
+        }
     }
 
     private void retire(Job j, boolean dropped) {
@@ -266,6 +299,7 @@ final class CqeWriter extends Module implements DmaCallback {
         }
         head = (head + 1) % jobs.length;
         count--;
+        issued--;
         queued.set(count);
         queuedSignal.set(count);
         nic.tx.cqeSpace();
@@ -275,9 +309,20 @@ final class CqeWriter extends Module implements DmaCallback {
     private void releaseHeldEvent(Cq cq) {
         cq.eventHeld = false;
         cq.moderationTimer.cancel();
-        eventPending = true;
-        eventCqn = cq.cqn;
-        eventType = Eqe.TYPE_COMPLETION;
+        raiseBehindCqes(cq.cqn);
+    }
+
+    /** Raises a completion event for {@code cqn} once every CQE issued so far has left the device. */
+    private void raiseBehindCqes(int cqn) {
+        for (int k = issued - 1; k >= 0 && unsent > 0; k--) {
+            Job j = jobs[(head + k) % jobs.length];
+            if (!j.dropped && j.write.inEngine() && !j.raiseAfter) {
+                j.raiseAfter = true;
+                j.eventCqnAfter = cqn;
+                return;
+            }
+        }
+        raiseEvent(cqn, Eqe.TYPE_COMPLETION);
     }
 
     /**
@@ -296,24 +341,17 @@ final class CqeWriter extends Module implements DmaCallback {
         }
         cq.armed = false;
         releaseHeldEvent(cq);
-        if (!cqeWrite.inEngine()) {
-            raiseEvent();
-        }
     }
 
     /** The moderation period of a CQ with a held event ran out: raise it now. */
     void moderationExpired(Cq cq) {
         if (cq.eventHeld) {
             releaseHeldEvent(cq);
-            if (!cqeWrite.inEngine()) {
-                raiseEvent();
-            }
         }
     }
 
     /** Writes an EQE and its MSI-X message (event queue 0, vector 0). */
-    private void raiseEvent() {
-        eventPending = false;
+    private void raiseEvent(int eventCqn, int eventType) {
         int e = nextEvent;
         nextEvent = (nextEvent + 1) % EVENT_SLOTS;
         DmaRequest eqeWrite = eqeWrites[e];
