@@ -329,8 +329,18 @@ public final class DmaEngine extends Module {
         r.callback.writeApplied(r);
     }
 
+    /**
+     * The upstream link started a TLP and freed a queue slot. The link calls this only as the last step of one of its
+     * own events, or from inside the link's enqueue during a pump (where waking is a no-op). So when no other event is
+     * pending at this instant, a zero-delay pump event would be the very next event to run, with nothing in between:
+     * running the pump right here gives the same state, the same schedules in the same order, and saves the event.
+     */
     private void txSpace() {
-        wake();
+        if (!pumping && !pump.scheduled() && sim().nextEventTime() > now()) {
+            onPump();
+        } else {
+            wake();
+        }
     }
 
     @Override

@@ -132,12 +132,9 @@ public final class LinkTransmitter extends Module {
         this.receiver = to;
     }
 
+    /** The ordering class of a TLP kind; {@link TlpKind} declares its kinds in class order (MWR, MRD, CPLD). */
     private static int trafficClass(TlpKind kind) {
-        return switch (kind) {
-            case MWR -> POSTED;
-            case MRD -> NON_POSTED;
-            case CPLD -> COMPLETION;
-        };
+        return kind.ordinal();
     }
 
     /** True if a TLP of this kind would be accepted by {@link #enqueue} now. */
@@ -154,7 +151,8 @@ public final class LinkTransmitter extends Module {
         }
         classCount[c]++;
         t.queuedPs = now();
-        queue[(qHead + qCount) % queue.length] = t;
+        int tail = qHead + qCount;
+        queue[tail < queue.length ? tail : tail - queue.length] = t;
         qCount++;
         queued.set(qCount);
         queueSignal.set(qCount);
@@ -166,7 +164,7 @@ public final class LinkTransmitter extends Module {
     private void startNext() {
         Tlp t = queue[qHead];
         queue[qHead] = null;
-        qHead = (qHead + 1) % queue.length;
+        qHead = qHead + 1 == queue.length ? 0 : qHead + 1;
         qCount--;
         classCount[trafficClass(t.kind)]--;
         queued.set(qCount);
@@ -247,7 +245,10 @@ public final class LinkTransmitter extends Module {
         if (fCount == flight.length) {
             throw new InvariantViolation(fullName() + ": more TLPs on the wire than it can hold");
         }
-        int slot = (fHead + fCount) % flight.length;
+        int slot = fHead + fCount;
+        if (slot >= flight.length) {
+            slot -= flight.length;
+        }
         flight[slot] = t;
         flightArrivePs[slot] = now() + linkLatencyPs;
         fCount++;
@@ -274,7 +275,7 @@ public final class LinkTransmitter extends Module {
     private void onDeliver() {
         Tlp t = flight[fHead];
         flight[fHead] = null;
-        fHead = (fHead + 1) % flight.length;
+        fHead = fHead + 1 == flight.length ? 0 : fHead + 1;
         fCount--;
         flightSignal.set(fCount);
         if (fCount > 0) {
