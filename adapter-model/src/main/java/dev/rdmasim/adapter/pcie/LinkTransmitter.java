@@ -28,6 +28,8 @@ public final class LinkTransmitter extends Module {
     private final long linkLatencyPs;
     private final long psNum;
     private final long psDen;
+    /** log2 of psDen: with power-of-two lane counts psDen is always a power of two, so shifts replace divisions. */
+    private final int psDenShift;
     private final int ackLimit;
     private final int fcLimit;
 
@@ -85,6 +87,11 @@ public final class LinkTransmitter extends Module {
         long g = gcd(num, den);
         this.psNum = num / g;
         this.psDen = den / g;
+        if (Long.bitCount(psDen) != 1) {
+            throw new InvariantViolation(fullName() + ": ps per byte " + psNum + "/" + psDen
+                    + " has a denominator that is not a power of two (lanes " + cfg.lanes() + ")");
+        }
+        this.psDenShift = Long.numberOfTrailingZeros(psDen);
         this.ackLimit = cfg.effectiveAckLimit();
         this.fcLimit = cfg.effectiveFcUpdateLimit();
         classLimit[POSTED] = postedLimit;
@@ -233,9 +240,9 @@ public final class LinkTransmitter extends Module {
     /** Time the byte at cumulative position {@code bytes} has fully left, rounded up to the picosecond. */
     private long timeAt(long bytes) {
         long b = bytes - anchorBytes;
-        long q = b / psDen;
-        long r = b % psDen;
-        return anchorPs + q * psNum + (r * psNum + psDen - 1) / psDen;
+        // b >= 0, so shift and mask give quotient and remainder; the remainder's share is rounded up.
+        long mask = psDen - 1;
+        return anchorPs + (b >>> psDenShift) * psNum + (((b & mask) * psNum + mask) >>> psDenShift);
     }
 
     private void onTxDone() {
