@@ -37,7 +37,21 @@ public final class DmaEngine extends Module {
 
         @Override
         public void txSpace() {
-            DmaEngine.this.txSpace();
+            DmaEngine.this.wake();
+        }
+
+        @Override
+        public void linkEventBegin() {
+            inLinkEvent = true;
+        }
+
+        @Override
+        public void linkEventEnd() {
+            inLinkEvent = false;
+            if (pumpOwed) {
+                pumpOwed = false;
+                onPump();
+            }
         }
     };
 
@@ -51,6 +65,10 @@ public final class DmaEngine extends Module {
     private int rrNext;
     private final Event pump;
     private boolean pumping;
+    /** Inside a link event that calls into this engine; its last step is {@link LinkEnd#linkEventEnd}. */
+    private boolean inLinkEvent;
+    /** A pump that runs at the tail of the current link event instead of in its own event. */
+    private boolean pumpOwed;
     private MmioTarget mmioTarget;
 
     // Tag table: tag t is free or holds one outstanding read request.
@@ -170,8 +188,19 @@ public final class DmaEngine extends Module {
         return readLatency;
     }
 
+    /**
+     * Asks for a pump at the current instant, after the code now running. Normally that is a zero-delay event. But
+     * inside a link event, when no other event is pending at this instant, that event would be the very next one to
+     * run (anything scheduled for now later on runs after it), so the pump is owed to the link event's tail instead:
+     * same state, same schedules in the same order, one event fewer.
+     */
     void wake() {
-        if (!pumping && !pump.scheduled()) {
+        if (pumping || pumpOwed || pump.scheduled()) {
+            return;
+        }
+        if (inLinkEvent && sim().nextEventTime() > now()) {
+            pumpOwed = true;
+        } else {
             pump.scheduleIn(0);
         }
     }
@@ -329,20 +358,6 @@ public final class DmaEngine extends Module {
         r.callback.writeApplied(r);
     }
 
-    /**
-     * The upstream link started a TLP and freed a queue slot. The link calls this only as the last step of one of its
-     * own events, or from inside the link's enqueue during a pump (where waking is a no-op). So when no other event is
-     * pending at this instant, a zero-delay pump event would be the very next event to run, with nothing in between:
-     * running the pump right here gives the same state, the same schedules in the same order, and saves the event.
-     */
-    private void txSpace() {
-        if (!pumping && !pump.scheduled() && sim().nextEventTime() > now()) {
-            onPump();
-        } else {
-            wake();
-        }
-    }
-
     @Override
     protected void onReset() {
         boolean queued = false;
@@ -353,6 +368,7 @@ public final class DmaEngine extends Module {
             throw new InvariantViolation(fullName() + ": reset with DMA requests queued or reads outstanding");
         }
         pump.cancel();
+        pumpOwed = false;
         rrNext = 0;
     }
 }

@@ -104,9 +104,9 @@ public final class LinkTransmitter extends Module {
         this.flight = new Tlp[flightCap];
         this.flightArrivePs = new long[flightCap];
 
-        this.txDone = sim().event(fullName() + ".txDone", this::onTxDone);
-        this.linkFree = sim().event(fullName() + ".linkFree", this::onLinkFree);
-        this.deliver = sim().event(fullName() + ".deliver", this::onDeliver);
+        this.txDone = sim().event(fullName() + ".txDone", this::txDoneEvent);
+        this.linkFree = sim().event(fullName() + ".linkFree", this::linkFreeEvent);
+        this.deliver = sim().event(fullName() + ".deliver", this::deliverEvent);
 
         var s = stats();
         tlpsMwr = s.counter("tlpsMWr", "TLPs", "memory write TLPs sent");
@@ -243,6 +243,36 @@ public final class LinkTransmitter extends Module {
         // b >= 0, so shift and mask give quotient and remainder; the remainder's share is rounded up.
         long mask = psDen - 1;
         return anchorPs + (b >>> psDenShift) * psNum + (((b & mask) * psNum + mask) >>> psDenShift);
+    }
+
+    // Each event brackets its work for both ends, so either can finish follow-up work of its own (including work a
+    // callback into its clients asked for) at the event's tail; see DmaEngine#wake.
+    private void txDoneEvent() {
+        beginEvent();
+        onTxDone();
+        endEvent();
+    }
+
+    private void linkFreeEvent() {
+        beginEvent();
+        onLinkFree();
+        endEvent();
+    }
+
+    private void deliverEvent() {
+        beginEvent();
+        onDeliver();
+        endEvent();
+    }
+
+    private void beginEvent() {
+        sender.linkEventBegin();
+        receiver.linkEventBegin();
+    }
+
+    private void endEvent() {
+        receiver.linkEventEnd();
+        sender.linkEventEnd();
     }
 
     private void onTxDone() {
