@@ -53,6 +53,16 @@ public final class DmaEngine extends Module {
                 onPump();
             }
         }
+
+        @Override
+        public void linkEventAbandoned() {
+            // No tail is coming: fall back to the pump event, so the request is not lost.
+            inLinkEvent = false;
+            if (pumpOwed) {
+                pumpOwed = false;
+                pump.scheduleIn(0);
+            }
+        }
     };
 
     private static final long MAX_LATENCY_NS = 1_000_000_000L;

@@ -21,4 +21,8 @@ interface LinkEnd {
     /** The link event announced by {@link #linkEventBegin} has nothing left to do after this call. */
     default void linkEventEnd() {
     }
+
+    /** The link event announced by {@link #linkEventBegin} is ending with an exception instead. */
+    default void linkEventAbandoned() {
+    }
 }

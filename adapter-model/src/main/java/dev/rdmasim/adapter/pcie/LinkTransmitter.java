@@ -104,9 +104,9 @@ public final class LinkTransmitter extends Module {
         this.flight = new Tlp[flightCap];
         this.flightArrivePs = new long[flightCap];
 
-        this.txDone = sim().event(fullName() + ".txDone", this::txDoneEvent);
-        this.linkFree = sim().event(fullName() + ".linkFree", this::linkFreeEvent);
-        this.deliver = sim().event(fullName() + ".deliver", this::deliverEvent);
+        this.txDone = sim().event(fullName() + ".txDone", () -> linkEvent(TX_DONE));
+        this.linkFree = sim().event(fullName() + ".linkFree", () -> linkEvent(LINK_FREE));
+        this.deliver = sim().event(fullName() + ".deliver", () -> linkEvent(DELIVER));
 
         var s = stats();
         tlpsMwr = s.counter("tlpsMWr", "TLPs", "memory write TLPs sent");
@@ -245,32 +245,28 @@ public final class LinkTransmitter extends Module {
         return anchorPs + (b >>> psDenShift) * psNum + (((b & mask) * psNum + mask) >>> psDenShift);
     }
 
-    // Each event brackets its work for both ends, so either can finish follow-up work of its own (including work a
-    // callback into its clients asked for) at the event's tail; see DmaEngine#wake.
-    private void txDoneEvent() {
-        beginEvent();
-        onTxDone();
-        endEvent();
-    }
+    private static final int TX_DONE = 0;
+    private static final int LINK_FREE = 1;
+    private static final int DELIVER = 2;
 
-    private void linkFreeEvent() {
-        beginEvent();
-        onLinkFree();
-        endEvent();
-    }
-
-    private void deliverEvent() {
-        beginEvent();
-        onDeliver();
-        endEvent();
-    }
-
-    private void beginEvent() {
+    /**
+     * Runs one of this link's events bracketed for both ends, so either can finish follow-up work of its own
+     * (including work a callback into its clients asked for) at the event's tail; see DmaEngine#wake.
+     */
+    private void linkEvent(int which) {
         sender.linkEventBegin();
         receiver.linkEventBegin();
-    }
-
-    private void endEvent() {
+        try {
+            switch (which) {
+                case TX_DONE -> onTxDone();
+                case LINK_FREE -> onLinkFree();
+                default -> onDeliver();
+            }
+        } catch (RuntimeException | Error e) {
+            receiver.linkEventAbandoned();
+            sender.linkEventAbandoned();
+            throw e;
+        }
         receiver.linkEventEnd();
         sender.linkEventEnd();
     }
