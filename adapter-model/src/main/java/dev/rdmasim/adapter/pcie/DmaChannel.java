@@ -75,7 +75,8 @@ public final class DmaChannel {
         r.sentSeen = false;
         r.appliedSeen = false;
         r.submitPs = engine.now();
-        ring[(head + count) % ring.length] = r;
+        int tail = head + count;
+        ring[tail < ring.length ? tail : tail - ring.length] = r;
         count++;
         submitted.inc();
         occupancy.set(count);
@@ -91,7 +92,7 @@ public final class DmaChannel {
     /** The head request has been fully turned into TLPs. */
     void pop() {
         ring[head] = null;
-        head = (head + 1) % ring.length;
+        head = head + 1 == ring.length ? 0 : head + 1;
         count--;
         occupancy.set(count);
         occupancySignal.set(count);

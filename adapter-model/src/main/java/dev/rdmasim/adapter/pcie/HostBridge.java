@@ -151,7 +151,10 @@ public final class HostBridge extends Module {
                 if (rCount == reads.length) {
                     throw new InvariantViolation(fullName() + ": more reads outstanding than tags");
                 }
-                int slot = (rHead + rCount) % reads.length;
+                int slot = rHead + rCount;
+                if (slot >= reads.length) {
+                    slot -= reads.length;
+                }
                 reads[slot] = t;
                 readDuePs[slot] = now() + cfg.hostReadLatencyPs();
                 rCount++;
@@ -201,7 +204,7 @@ public final class HostBridge extends Module {
     private void onServeRead() {
         Tlp req = reads[rHead];
         reads[rHead] = null;
-        rHead = (rHead + 1) % reads.length;
+        rHead = rHead + 1 == reads.length ? 0 : rHead + 1;
         rCount--;
         pendingReads.set(rCount);
         pendingReadsSignal.set(rCount);

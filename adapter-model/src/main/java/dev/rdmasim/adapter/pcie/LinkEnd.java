@@ -10,4 +10,19 @@ interface LinkEnd {
 
     /** A slot in this end's transmit queue became free. */
     void txSpace();
+
+    /**
+     * The link is about to run one of its events (which may call into either end and, through them, their clients);
+     * {@link #linkEventEnd} follows as the event's very last step.
+     */
+    default void linkEventBegin() {
+    }
+
+    /** The link event announced by {@link #linkEventBegin} has nothing left to do after this call. */
+    default void linkEventEnd() {
+    }
+
+    /** The link event announced by {@link #linkEventBegin} is ending with an exception instead. */
+    default void linkEventAbandoned() {
+    }
 }

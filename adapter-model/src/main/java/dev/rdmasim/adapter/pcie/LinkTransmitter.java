@@ -28,6 +28,8 @@ public final class LinkTransmitter extends Module {
     private final long linkLatencyPs;
     private final long psNum;
     private final long psDen;
+    /** log2 of psDen: with power-of-two lane counts psDen is always a power of two, so shifts replace divisions. */
+    private final int psDenShift;
     private final int ackLimit;
     private final int fcLimit;
 
@@ -85,6 +87,11 @@ public final class LinkTransmitter extends Module {
         long g = gcd(num, den);
         this.psNum = num / g;
         this.psDen = den / g;
+        if (Long.bitCount(psDen) != 1) {
+            throw new InvariantViolation(fullName() + ": ps per byte " + psNum + "/" + psDen
+                    + " has a denominator that is not a power of two (lanes " + cfg.lanes() + ")");
+        }
+        this.psDenShift = Long.numberOfTrailingZeros(psDen);
         this.ackLimit = cfg.effectiveAckLimit();
         this.fcLimit = cfg.effectiveFcUpdateLimit();
         classLimit[POSTED] = postedLimit;
@@ -97,9 +104,9 @@ public final class LinkTransmitter extends Module {
         this.flight = new Tlp[flightCap];
         this.flightArrivePs = new long[flightCap];
 
-        this.txDone = sim().event(fullName() + ".txDone", this::onTxDone);
-        this.linkFree = sim().event(fullName() + ".linkFree", this::onLinkFree);
-        this.deliver = sim().event(fullName() + ".deliver", this::onDeliver);
+        this.txDone = sim().event(fullName() + ".txDone", () -> linkEvent(TX_DONE));
+        this.linkFree = sim().event(fullName() + ".linkFree", () -> linkEvent(LINK_FREE));
+        this.deliver = sim().event(fullName() + ".deliver", () -> linkEvent(DELIVER));
 
         var s = stats();
         tlpsMwr = s.counter("tlpsMWr", "TLPs", "memory write TLPs sent");
@@ -132,12 +139,9 @@ public final class LinkTransmitter extends Module {
         this.receiver = to;
     }
 
+    /** The ordering class of a TLP kind; {@link TlpKind} declares its kinds in class order (MWR, MRD, CPLD). */
     private static int trafficClass(TlpKind kind) {
-        return switch (kind) {
-            case MWR -> POSTED;
-            case MRD -> NON_POSTED;
-            case CPLD -> COMPLETION;
-        };
+        return kind.ordinal();
     }
 
     /** True if a TLP of this kind would be accepted by {@link #enqueue} now. */
@@ -154,7 +158,8 @@ public final class LinkTransmitter extends Module {
         }
         classCount[c]++;
         t.queuedPs = now();
-        queue[(qHead + qCount) % queue.length] = t;
+        int tail = qHead + qCount;
+        queue[tail < queue.length ? tail : tail - queue.length] = t;
         qCount++;
         queued.set(qCount);
         queueSignal.set(qCount);
@@ -166,7 +171,7 @@ public final class LinkTransmitter extends Module {
     private void startNext() {
         Tlp t = queue[qHead];
         queue[qHead] = null;
-        qHead = (qHead + 1) % queue.length;
+        qHead = qHead + 1 == queue.length ? 0 : qHead + 1;
         qCount--;
         classCount[trafficClass(t.kind)]--;
         queued.set(qCount);
@@ -235,9 +240,35 @@ public final class LinkTransmitter extends Module {
     /** Time the byte at cumulative position {@code bytes} has fully left, rounded up to the picosecond. */
     private long timeAt(long bytes) {
         long b = bytes - anchorBytes;
-        long q = b / psDen;
-        long r = b % psDen;
-        return anchorPs + q * psNum + (r * psNum + psDen - 1) / psDen;
+        // b >= 0, so shift and mask give quotient and remainder; the remainder's share is rounded up.
+        long mask = psDen - 1;
+        return anchorPs + (b >>> psDenShift) * psNum + (((b & mask) * psNum + mask) >>> psDenShift);
+    }
+
+    private static final int TX_DONE = 0;
+    private static final int LINK_FREE = 1;
+    private static final int DELIVER = 2;
+
+    /**
+     * Runs one of this link's events bracketed for both ends, so either can finish follow-up work of its own
+     * (including work a callback into its clients asked for) at the event's tail; see DmaEngine#wake.
+     */
+    private void linkEvent(int which) {
+        sender.linkEventBegin();
+        receiver.linkEventBegin();
+        try {
+            switch (which) {
+                case TX_DONE -> onTxDone();
+                case LINK_FREE -> onLinkFree();
+                default -> onDeliver();
+            }
+        } catch (RuntimeException | Error e) {
+            receiver.linkEventAbandoned();
+            sender.linkEventAbandoned();
+            throw e;
+        }
+        receiver.linkEventEnd();
+        sender.linkEventEnd();
     }
 
     private void onTxDone() {
@@ -247,7 +278,10 @@ public final class LinkTransmitter extends Module {
         if (fCount == flight.length) {
             throw new InvariantViolation(fullName() + ": more TLPs on the wire than it can hold");
         }
-        int slot = (fHead + fCount) % flight.length;
+        int slot = fHead + fCount;
+        if (slot >= flight.length) {
+            slot -= flight.length;
+        }
         flight[slot] = t;
         flightArrivePs[slot] = now() + linkLatencyPs;
         fCount++;
@@ -274,7 +308,7 @@ public final class LinkTransmitter extends Module {
     private void onDeliver() {
         Tlp t = flight[fHead];
         flight[fHead] = null;
-        fHead = (fHead + 1) % flight.length;
+        fHead = fHead + 1 == flight.length ? 0 : fHead + 1;
         fCount--;
         flightSignal.set(fCount);
         if (fCount > 0) {

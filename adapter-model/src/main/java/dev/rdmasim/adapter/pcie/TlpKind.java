@@ -1,6 +1,9 @@
 package dev.rdmasim.adapter.pcie;
 
-/** Transaction-layer packet types the model carries. MSI-X interrupts are ordinary {@link #MWR}s. */
+/**
+ * Transaction-layer packet types the model carries. MSI-X interrupts are ordinary {@link #MWR}s. The declaration
+ * order is the ordering-class order (posted, non-posted, completion) that the link transmitter indexes by ordinal.
+ */
 public enum TlpKind {
     /** Memory write, posted: carries data, no completion. */
     MWR,

@@ -152,7 +152,8 @@ public final class LinkDirection extends Module {
             throw new InvariantViolation(fullName() + ": transmit queue overflow");
         }
         f.moveTo(Frame.HELD_BY_SENDER, Frame.QUEUED);
-        txQueue[(txHead + txCount++) % txQueue.length] = f;
+        int tail = txHead + txCount++;
+        txQueue[tail < txQueue.length ? tail : tail - txQueue.length] = f;
         queueChanged();
         tryStart();
     }
@@ -163,7 +164,7 @@ public final class LinkDirection extends Module {
         }
         Frame f = txQueue[txHead];
         txQueue[txHead] = null;
-        txHead = (txHead + 1) % txQueue.length;
+        txHead = txHead + 1 == txQueue.length ? 0 : txHead + 1;
         txCount--;
         queueChanged();
         f.moveTo(Frame.QUEUED, Frame.ON_WIRE);
@@ -193,7 +194,8 @@ public final class LinkDirection extends Module {
         if (flightCount == inFlight.length) {
             throw new InvariantViolation(fullName() + ": in-flight ring overflow");
         }
-        inFlight[(flightHead + flightCount++) % inFlight.length] = f;
+        int slot = flightHead + flightCount++;
+        inFlight[slot < inFlight.length ? slot : slot - inFlight.length] = f;
         slotEnd.schedule(end);
         armArrival();
     }
@@ -248,7 +250,7 @@ public final class LinkDirection extends Module {
         while (parked == null && flightCount > 0 && inFlight[flightHead].arrivalPs <= now) {
             Frame f = inFlight[flightHead];
             inFlight[flightHead] = null;
-            flightHead = (flightHead + 1) % inFlight.length;
+            flightHead = flightHead + 1 == inFlight.length ? 0 : flightHead + 1;
             flightCount--;
             if (f.fault == Frame.FAULT_DROP) {
                 framesDropped.inc();

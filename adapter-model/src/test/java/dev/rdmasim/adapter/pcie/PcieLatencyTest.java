@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.kernel.Simulator;
+import java.math.BigInteger;
 import org.junit.jupiter.api.Test;
 
 class PcieLatencyTest {
@@ -64,6 +65,33 @@ class PcieLatencyTest {
         double minExtra = extraBytes * PS_PER_BYTE_GEN3_X8;
         double maxExtra = minExtra / (1 - (16 / 203.0 + 4 / 1538.0)) + 3 * serPs(24);
         assertThat((double) (big - base)).isBetween(minExtra, maxExtra);
+    }
+
+    /**
+     * Every generation and width: an idle 64 B read takes exactly the two serializations (rounded up to the
+     * picosecond, computed here with exact rationals) plus the latencies, whatever the shape of ps per byte.
+     */
+    @Test
+    void everyGenerationAndWidthSerializesExactly() {
+        int[] halfGt = {5, 10, 16, 32, 64};
+        for (int gen = 1; gen <= 5; gen++) {
+            for (int lanes = 1; lanes <= 32; lanes *= 2) {
+                PcieConfig cfg = PcieConfig.defaults().withLink(gen, lanes);
+                // ps per byte = 8 bits x 2000 / halfGT x (10/8 or 130/128) / lanes
+                BigInteger num = BigInteger.valueOf(8L * 2000 * (gen <= 2 ? 10 : 130));
+                BigInteger den = BigInteger.valueOf((long) halfGt[gen - 1] * (gen <= 2 ? 8 : 128) * lanes);
+                int req = cfg.requestOverheadBytes();
+                int cpl = cfg.completionOverheadBytes() + 64;
+                long ser = 0;
+                for (int bytes : new int[] {req, cpl}) {
+                    BigInteger[] qr = num.multiply(BigInteger.valueOf(bytes)).divideAndRemainder(den);
+                    ser += qr[0].longValueExact() + (qr[1].signum() > 0 ? 1 : 0);
+                }
+                Result res = readOnce(cfg, 64, 0x1000);
+                assertThat(res.donePs).as("gen %d x%d", gen, lanes)
+                        .isEqualTo(ser + 2 * cfg.linkLatencyPs() + cfg.hostReadLatencyPs());
+            }
+        }
     }
 
     @Test

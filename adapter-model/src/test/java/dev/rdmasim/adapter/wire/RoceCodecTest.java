@@ -22,6 +22,29 @@ class RoceCodecTest {
             + "0a0011010a0012010000" + "12b700280000" + "8100ffff40000118"
             + "00000000" + "00000000000000000000000000000000" + "82fd002a");
 
+    /** The unrolled checksum against a plain RFC 1071 loop with end-around carry after every word. */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void ipv4ChecksumMatchesWordByWordSum(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        byte[] b = new byte[40];
+        for (int round = 0; round < 2000; round++) {
+            rnd.nextBytes(b);
+            if (round % 7 == 0) {
+                Arrays.fill(b, (byte) 0xFF); // the largest sums, where the folds matter
+            }
+            int off = rnd.nextInt(21);
+            int sum = 0;
+            for (int i = 0; i < 20; i += 2) {
+                if (i != 10) {
+                    sum += ((b[off + i] & 0xFF) << 8) | (b[off + i + 1] & 0xFF);
+                    sum = (sum & 0xFFFF) + (sum >>> 16);
+                }
+            }
+            assertThat(RoceLayout.ipv4Checksum(b, off)).isEqualTo(~sum & 0xFFFF);
+        }
+    }
+
     @Test
     void ipv4ChecksumMatchesKnownHeaders() {
         assertThat(RoceLayout.ipv4Checksum(CONNECTX_CNP, RoceLayout.IP_OFFSET)).isEqualTo(0x9161);
