@@ -686,7 +686,11 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         pumpFetch();
     }
 
+    /** Requests retired: the ring has room again, for WQEs already staged and for new fetches. */
     void requeueFetch(Qp qp) {
+        if (((qp.fetchedBb - qp.parsedBb) & 0xFFFF) > 0 && !qp.ringFull()) {
+            queueParse(qp);
+        }
         queueFetch(qp);
     }
 
