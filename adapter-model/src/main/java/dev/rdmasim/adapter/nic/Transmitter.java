@@ -59,8 +59,10 @@ final class Transmitter extends Module implements DmaCallback {
         int msn;
         final byte[] buf;
         final DmaRequest[] reads;
+        final int index;
 
-        Slot(int mtu, int pieces) {
+        Slot(int index, int mtu, int pieces) {
+            this.index = index;
             buf = new byte[mtu];
             reads = new DmaRequest[pieces];
             for (int i = 0; i < pieces; i++) {
@@ -105,7 +107,7 @@ final class Transmitter extends Module implements DmaCallback {
         int pieces = Math.max(4, nic.profile.getInt(NDK_MAX_INITIATOR_REQUEST_SGE) + 2);
         slots = new Slot[slotCount];
         for (int i = 0; i < slotCount; i++) {
-            slots[i] = new Slot(nic.mtu, pieces);
+            slots[i] = new Slot(i, nic.mtu, pieces);
         }
         int maxQps = nic.profile.getInt(NIC_MAX_QPS);
         sendQueue = new IntRing(16);
@@ -349,22 +351,13 @@ final class Transmitter extends Module implements DmaCallback {
         if (n >= s.reads.length) {
             throw new InvariantViolation(fullName() + ": a packet needs more than " + s.reads.length + " DMA pieces");
         }
-        int slotIndex = indexOf(s);
+        int slotIndex = s.index;
         s.reads[n].read(pa, s.buf, bufOff, len, this, (long) slotIndex << 8 | n);
         s.outstanding++;
         if (!pendingSubmits.isEmpty() || !channel.submit(s.reads[n])) {
             pendingSubmits.add(slotIndex << 8 | n);
         }
         return n + 1;
-    }
-
-    private int indexOf(Slot s) {
-        for (int i = 0; i < slots.length; i++) {
-            if (slots[i] == s) {
-                return i;
-            }
-        }
-        throw new InvariantViolation("slot not in the transmit buffer");
     }
 
     private void onChannelRetry() {
