@@ -239,20 +239,14 @@ final class Receiver extends Module implements DmaCallback {
             }
             case WRITE -> {
                 if (pos.opensMessage()) {
-                    long va = reader.rethVirtualAddress();
-                    int rkey = reader.rethRkey();
-                    long dmaLen = reader.rethDmaLength() & 0xFFFF_FFFFL;
-                    int st = nic.keys.check(rkey, qp.cfg.pd(), va, dmaLen, AccessFlags.REMOTE_WRITE, true);
-                    if (st == KeyUnit.WAIT) {
-                        return -1;
-                    }
+                    int st = checkReth(qp, AccessFlags.REMOTE_WRITE);
                     if (st != KeyUnit.OK) {
-                        return fatal(qp, Aeth.nak(2));
+                        return st == KeyUnit.WAIT ? -1 : 0;
                     }
-                    qp.writeVa = va;
-                    qp.writeRkey = rkey;
-                    qp.writeRemaining = dmaLen;
-                    qp.writeLength = dmaLen;
+                    qp.writeVa = reader.rethVirtualAddress();
+                    qp.writeRkey = reader.rethRkey();
+                    qp.writeRemaining = reader.rethDmaLength() & 0xFFFF_FFFFL;
+                    qp.writeLength = qp.writeRemaining;
                 }
                 if (len > qp.writeRemaining) {
                     return fatal(qp, Aeth.nak(1));
@@ -350,17 +344,28 @@ final class Receiver extends Module implements DmaCallback {
         return total;
     }
 
+    /**
+     * Checks the packet's RETH range against its remote key for {@code access}: returns
+     * {@link KeyUnit#OK}, {@link KeyUnit#WAIT}, or a violation, after which the remote-access NAK
+     * has been queued and the QP is in error.
+     */
+    private int checkReth(Qp qp, int access) {
+        int st = nic.keys.check(reader.rethRkey(), qp.cfg.pd(), reader.rethVirtualAddress(),
+                reader.rethDmaLength() & 0xFFFF_FFFFL, access, true);
+        if (st != KeyUnit.OK && st != KeyUnit.WAIT) {
+            fatal(qp, Aeth.nak(2));
+        }
+        return st;
+    }
+
     private int startRead(Qp qp, int psn, boolean duplicate) {
+        int st = checkReth(qp, AccessFlags.REMOTE_READ);
+        if (st != KeyUnit.OK) {
+            return st == KeyUnit.WAIT ? -1 : 0;
+        }
         long va = reader.rethVirtualAddress();
         int rkey = reader.rethRkey();
         long len = reader.rethDmaLength() & 0xFFFF_FFFFL;
-        int st = nic.keys.check(rkey, qp.cfg.pd(), va, len, AccessFlags.REMOTE_READ, true);
-        if (st == KeyUnit.WAIT) {
-            return -1;
-        }
-        if (st != KeyUnit.OK) {
-            return fatal(qp, Aeth.nak(2));
-        }
         int packets = len == 0 ? 1 : (int) ((len + nic.mtu - 1) / nic.mtu);
         qp.readActive = true;
         qp.readVa = va;
