@@ -41,8 +41,25 @@ public final class SetAssocCache extends Module {
     private final Counter evictions;
     private final Counter setBusy;
 
+    /** Replacement policies: least recently used, first in first out, or random (seeded per cache). */
+    public enum Policy {
+        LRU, FIFO, RANDOM;
+
+        /** {@code lru}, {@code fifo} or {@code random}, as profiles spell them. */
+        public static Policy of(String name) {
+            return valueOf(name.toUpperCase(java.util.Locale.ROOT));
+        }
+    }
+
+    private final Policy policy;
+
     public SetAssocCache(Module parent, String name, int entries, int ways, int lineBytes) {
+        this(parent, name, entries, ways, lineBytes, Policy.LRU);
+    }
+
+    public SetAssocCache(Module parent, String name, int entries, int ways, int lineBytes, Policy policy) {
         super(parent, name);
+        this.policy = policy;
         if (entries < 1 || ways < 1 || entries % ways != 0) {
             throw new IllegalArgumentException(fullName() + ": " + entries + " entries cannot be split into sets of "
                     + ways + " ways (ways must divide entries)");
@@ -100,7 +117,9 @@ public final class SetAssocCache extends Module {
             byte st = state[s];
             if (st != INVALID && keys[s] == key) {
                 if (st == VALID) {
-                    lastUse[s] = ++useClock;
+                    if (policy == Policy.LRU) {
+                        lastUse[s] = ++useClock;
+                    }
                     hits.inc();
                     return s;
                 }
@@ -120,6 +139,17 @@ public final class SetAssocCache extends Module {
         if (victim < 0) {
             setBusy.inc();
             return SET_BUSY;
+        }
+        if (policy == Policy.RANDOM && oldest != Long.MIN_VALUE) {
+            // Any valid way of the set (none is free): pick one with the cache's own seeded stream.
+            int pick = random().nextInt(ways);
+            for (int k = 0; k < ways; k++) {
+                int cand = base + (pick + k) % ways;
+                if (state[cand] == VALID) {
+                    victim = cand;
+                    break;
+                }
+            }
         }
         lastEvicted = -1;
         if (state[victim] == VALID) {

@@ -157,7 +157,7 @@ public final class Parameters {
             .range("0", "1").doc("Probability a frame arrives with a bad ICRC/FCS and is discarded")
             .src(MODEL + ": lossless by default"));
     public static final Parameter<Long> LINK_RX_BUFFER_FRAMES = add(integer("link.rxBufferFrames", "256")
-            .range("1", "1048576").doc("Frames the receive port buffers before it drops").src(MODEL));
+            .range("1", "65535").doc("Frame buffers per port: frames queued, on the wire or held by the receiver; when all are in use the sender waits (lossless, PFC-like)").src(MODEL));
 
     // ---- RC transport ----
     public static final Parameter<Long> TRANSPORT_MAX_UNACKED_PSNS = add(integer("transport.maxUnackedPsns", "128")

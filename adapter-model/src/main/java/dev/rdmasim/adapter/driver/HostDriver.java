@@ -6,6 +6,7 @@ import static dev.rdmasim.adapter.config.Parameters.HOST_WC_FLUSH_TIME;
 import static dev.rdmasim.adapter.config.Parameters.HOST_WQE_BUILD_TIME;
 import static dev.rdmasim.adapter.config.Parameters.NIC_BLUEFLAME_BYTES;
 
+import dev.rdmasim.adapter.config.Parameters;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.Doorbells;
@@ -44,7 +45,8 @@ public final class HostDriver extends Module {
     /** Work items the CPU may have queued (stores and MMIO writes). */
     public static final int DEFAULT_CPU_QUEUE = 1024;
     static final int PAGE = 4096;
-    private static final int LOG_EQ = 6;
+    /** log2 of the registration page size ({@code nic.pageSize}): one translation entry per page. */
+    private int logPage;
 
     private final HostMemory memory;
     private final Adapter nic;
@@ -120,12 +122,18 @@ public final class HostDriver extends Module {
         interrupts = stats().counter("interrupts", "interrupts", "MSI-X interrupts received");
         events = stats().counter("events", "events", "completion events delivered to CQ handlers");
 
-        long eqRing = memory.allocate((long) Eqe.SIZE << LOG_EQ, PAGE);
-        byte[] init = new byte[Eqe.SIZE << LOG_EQ];
-        Eqe.initRing(init, 0, 1 << LOG_EQ);
-        memory.write(eqRing, init, 0, init.length);
-        nic.createEq(eqRing, LOG_EQ);
-        eq = new EventQueue(this, eqRing, LOG_EQ);
+        int logEq = Long.numberOfTrailingZeros(profile.getLong(Parameters.NIC_EQ_DEPTH));
+        long eqRing = memory.allocate((long) Eqe.SIZE << logEq, PAGE);
+        // Initialise the ring (owner 1) in chunks, so a large EQ needs no large array.
+        int chunk = Math.min(1 << logEq, 1024);
+        byte[] init = new byte[Eqe.SIZE * chunk];
+        Eqe.initRing(init, 0, chunk);
+        for (long e = 0; e < (1L << logEq); e += chunk) {
+            memory.write(eqRing + e * Eqe.SIZE, init, 0, init.length);
+        }
+        nic.createEq(eqRing, logEq);
+        eq = new EventQueue(this, eqRing, logEq);
+        logPage = Long.numberOfTrailingZeros(profile.getLong(Parameters.NIC_PAGE_SIZE));
         bridge.setInterruptHandler(this::onInterrupt);
         bridge.setWriteObserver(this::onDeviceWrite);
     }
@@ -180,16 +188,17 @@ public final class HostDriver extends Module {
         if (length <= 0) {
             throw new IllegalArgumentException("region length must be > 0, got " + length);
         }
-        long firstPage = address & ~(long) (PAGE - 1);
-        long pages = (address + length - firstPage + PAGE - 1) / PAGE;
+        long pageBytes = 1L << logPage;
+        long firstPage = address & -pageBytes;
+        long pages = (address + length - firstPage + pageBytes - 1) / pageBytes;
         long mtt = memory.allocate(pages * 8, 64);
         for (long p = 0; p < pages; p++) {
-            memory.putLongBE(mtt + p * 8, firstPage + p * PAGE);
+            memory.putLongBE(mtt + p * 8, firstPage + p * pageBytes);
         }
         int index = nextKeyIndex++;
         int variant = (index * 0x5B + 0x11) & 0xFF;
         int key = index << 8 | (variant == 0 ? 1 : variant);
-        nic.registerMemory(key, pd, access, 12, address, length, mtt);
+        nic.registerMemory(key, pd, access, logPage, address, length, mtt);
         return new MemoryRegion(address, length, pd, access, key, mtt);
     }
 

@@ -2,6 +2,7 @@ package dev.rdmasim.adapter.driver;
 
 import static dev.rdmasim.adapter.config.Parameters.LINK_RATE;
 
+import dev.rdmasim.adapter.config.Parameters;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.format.AccessFlags;
 import dev.rdmasim.adapter.wire.EthernetLink;
@@ -51,14 +52,28 @@ public final class HostPair {
     public static HostPair create(Simulator sim, Profile profile, long bufferBytes, int cqLog, int sqLogBbs, int rqLog) {
         HostDriver da = new HostDriver(sim, "hostA", "nicA", profile, 0x02_00_00_00_00_01L, 0x0A00_0001);
         HostDriver db = new HostDriver(sim, "hostB", "nicB", profile, 0x02_00_00_00_00_02L, 0x0A00_0002);
-        EthernetLink link = EthernetLink.cable(sim, "wire",
-                new EthernetLink.Config((int) (profile.getLong(LINK_RATE) / 1_000_000_000L), 10_000, 64));
+        EthernetLink link = cable(sim, "wire", profile);
         da.attach(link.a());
         db.attach(link.b());
         Side a = side(da, bufferBytes, cqLog, sqLogBbs, rqLog);
         Side b = side(db, bufferBytes, cqLog, sqLogBbs, rqLog);
         a.qp().connect(b.qp());
         return new HostPair(a, b, link);
+    }
+
+    /**
+     * A cable as the profile describes it: line rate, propagation delay, frame buffers per port, and
+     * the seeded drop and corruption probabilities in both directions.
+     */
+    public static EthernetLink cable(Simulator sim, String name, Profile profile) {
+        EthernetLink link = EthernetLink.cable(sim, name, new EthernetLink.Config(
+                (int) (profile.getLong(LINK_RATE) / 1_000_000_000L), profile.getLong(Parameters.LINK_PROPAGATION_DELAY),
+                profile.getInt(Parameters.LINK_RX_BUFFER_FRAMES)));
+        double drop = profile.getDouble(Parameters.LINK_DROP_PROBABILITY);
+        double corrupt = profile.getDouble(Parameters.LINK_CORRUPT_PROBABILITY);
+        link.aToB().setFaults(drop, corrupt);
+        link.bToA().setFaults(drop, corrupt);
+        return link;
     }
 
     private static Side side(HostDriver d, long bufferBytes, int cqLog, int sqLogBbs, int rqLog) {

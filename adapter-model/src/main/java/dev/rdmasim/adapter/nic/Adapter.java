@@ -82,6 +82,8 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     private final int[] fetchQpn;
     private final int fetchMaxBbs;
     private final int parseCycles;
+    /** Largest WQE the adapter accepts, in 16-byte units. */
+    private final int maxDs;
     private final int bfBytes;
     private final int outstandingPerQp;
     private final Busy fetchBusy;
@@ -147,9 +149,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         keys = new KeyUnit(this, memory, contextBase + (long) maxQps * QP_CONTEXT_BYTES + (long) maxCqs * CQ_CONTEXT_BYTES,
                 maxMrs, profile.getInt(NIC_MKEY_CACHE_ENTRIES), profile.getInt(NIC_MKEY_CACHE_WAYS),
                 profile.getInt(NIC_MTT_CACHE_ENTRIES), profile.getInt(NIC_MTT_CACHE_WAYS),
-                pcie.dma().addChannel("keyFill", readQueue), 16);
+                pcie.dma().addChannel("keyFill", readQueue), 16, cachePolicy());
         qpcCache = new SetAssocCache(this, "qpcCache", profile.getInt(NIC_QPC_CACHE_ENTRIES),
-                profile.getInt(NIC_QPC_CACHE_WAYS), QP_CONTEXT_BYTES);
+                profile.getInt(NIC_QPC_CACHE_WAYS), QP_CONTEXT_BYTES, cachePolicy());
         qpcCache.keepEvictedLines();
         writeBackChannel = pcie.dma().addChannel("contextWriteBack", writeQueue);
         for (int i = 0; i < writeBacks.length; i++) {
@@ -160,6 +162,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 "evictions whose write-back found every write-back buffer busy (traffic not modeled)");
         fetchMaxBbs = Math.max(1, profile.getInt(NIC_WQE_FETCH_MAX_BYTES) / SendWqeBuilder.BB);
         parseCycles = profile.getInt(NIC_WQE_PARSE_CYCLES);
+        maxDs = Math.min(ControlSegment.MAX_DS, profile.getInt(NIC_MAX_WQE_BYTES) / 16);
         bfBytes = profile.getInt(NIC_BLUEFLAME_BYTES);
         outstandingPerQp = profile.getInt(NIC_MAX_OUTSTANDING_PER_QP);
         int slots = profile.getInt(NIC_WQE_FETCH_SLOTS);
@@ -202,6 +205,11 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         rx = new Receiver(this, pcie.dma().addChannel("rxWrite", writeQueue), pcie.dma().addChannel("rqFetch", readQueue));
         keys.addWaiter(tx::pump);
         keys.addWaiter(rx::resume);
+    }
+
+    /** The replacement policy every context and translation cache uses ({@code nic.cacheReplacement}). */
+    SetAssocCache.Policy cachePolicy() {
+        return SetAssocCache.Policy.of(profile.getString(NIC_CACHE_REPLACEMENT));
     }
 
     // ---------------------------------------------------------------- host-facing side
@@ -719,7 +727,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             int ds = ControlSegment.ds(qp.staging, off);
             int bbs = Math.max(1, SendWqeBuilder.bbsForDs(ds));
             if (bbs <= avail) {
-                parser.setLimits(Math.min(qp.cfg.maxSendSge(), 63), qp.cfg.maxInline(), ControlSegment.MAX_DS);
+                parser.setLimits(Math.min(qp.cfg.maxSendSge(), 63), qp.cfg.maxInline(), maxDs);
                 int syndrome = parser.parse(qp.staging, 0, qp.staging.length, off, qp.qpn, qp.parsedBb);
                 if (syndrome == 0 && parser.isInline() && parser.inlineLength() > inlineFree) {
                     // The inline buffer is full: the parser stalls until an acknowledgement frees it.

@@ -95,7 +95,7 @@ final class CqeWriter extends Module implements DmaCallback {
             jobs[i] = new Job();
         }
         busy = new Busy(this, clock, signal("busy", 1));
-        cqcCache = new SetAssocCache(this, "cqcCache", cqcEntries, cqcWays, 64);
+        cqcCache = new SetAssocCache(this, "cqcCache", cqcEntries, cqcWays, 64, nic.cachePolicy());
         for (int i = 0; i < EVENT_SLOTS; i++) {
             eqeWrites[i] = new DmaRequest();
             msiWrites[i] = new DmaRequest();

@@ -45,14 +45,14 @@ final class KeyUnit extends Module implements DmaCallback {
     private final Counter violations;
 
     KeyUnit(Module parent, HostMemory memory, long contextBase, int maxKeys, int keyEntries, int keyWays,
-            int mttEntries, int mttWays, DmaChannel channel, int maxFills) {
+            int mttEntries, int mttWays, DmaChannel channel, int maxFills, SetAssocCache.Policy policy) {
         super(parent, "keys");
         this.memory = memory;
         this.contextBase = contextBase;
         this.maxKeys = maxKeys;
         this.channel = channel;
-        keyCache = new SetAssocCache(this, "keyCache", keyEntries, keyWays, CONTEXT_BYTES);
-        mttCache = new SetAssocCache(this, "mttCache", mttEntries, mttWays, MTT_LINE);
+        keyCache = new SetAssocCache(this, "keyCache", keyEntries, keyWays, CONTEXT_BYTES, policy);
+        mttCache = new SetAssocCache(this, "mttCache", mttEntries, mttWays, MTT_LINE, policy);
         fills = new DmaRequest[maxFills];
         fillSlot = new int[maxFills];
         fillIsKey = new boolean[maxFills];

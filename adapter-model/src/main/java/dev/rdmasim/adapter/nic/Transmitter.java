@@ -89,6 +89,8 @@ final class Transmitter extends Module implements DmaCallback {
     private final long ackTimeoutPs;
     private final long rnrTimerPs;
     private final int ackEvery;
+    /** RDMA READs a QP may have outstanding as requester (ORD); 0 = the QP may not issue READs. */
+    private final int maxOutboundReads;
     private LinkEndpoint port;
     private boolean waitingForBuffer;
     private final Counter packets;
@@ -122,6 +124,7 @@ final class Transmitter extends Module implements DmaCallback {
         ackTimeoutPs = nic.profile.getLong(TRANSPORT_ACK_TIMEOUT);
         rnrTimerPs = nic.profile.getLong(TRANSPORT_RNR_TIMER);
         ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
+        maxOutboundReads = nic.profile.getInt(TRANSPORT_MAX_OUTBOUND_READS);
         channel.setRetry(this::onChannelRetry);
         writer.macs(0, nic.mac);
         packets = stats().counter("packets", "packets", "frames put on the wire");
@@ -253,6 +256,16 @@ final class Transmitter extends Module implements DmaCallback {
             return 0; // Window full; an ACK requeues the QP.
         }
         boolean read = w.opcode == WqeOpcode.RDMA_READ;
+        if (read && k == 0) {
+            if (maxOutboundReads == 0) {
+                qp.wrSent++;
+                failFrom(qp, qp.wrSent - 1, CqeSyndrome.LOCAL_QP_OP);
+                return 0;
+            }
+            if (readsInFlight(qp) >= maxOutboundReads) {
+                return 0; // Its READ slots are full (ORD); a completing READ requeues the QP.
+            }
+        }
         int off = k * nic.mtu;
         int len = read ? 0 : (int) Math.min(nic.mtu, w.length - off);
         Slot s = alloc(KIND_REQUEST, qp);
@@ -289,6 +302,18 @@ final class Transmitter extends Module implements DmaCallback {
         }
         commitSlot(s);
         return qp.wrSent < qp.wrCount ? 1 : 0;
+    }
+
+    /** READs of the QP handed to the wire whose responses have not all arrived. */
+    private static int readsInFlight(Qp qp) {
+        int n = 0;
+        for (int i = 0; i < qp.wrSent; i++) {
+            Wr w = qp.wr(i);
+            if (w.opcode == WqeOpcode.RDMA_READ && w.responses < w.packets) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private static int requestOpcode(Wr w, int k) {

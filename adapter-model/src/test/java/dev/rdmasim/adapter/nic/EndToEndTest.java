@@ -459,4 +459,31 @@ class EndToEndTest {
         assertThat(h.mem.equalsRange(h.buf + 65536, data, 0, data.length)).isTrue();
         assertThat(loop.aToB().framesSent()).isGreaterThanOrEqualTo(2); // the data and its ACK
     }
+
+    @Test
+    void outstandingReadsAreLimitedByTheOrd() {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults().with("transport.maxOutboundReads", "2"), 1 << 20, ALL);
+        for (int i = 0; i < 8; i++) {
+            p[1].mem.write(p[1].buf + i * 4096L, pattern(100 + i, 4096), 0, 4096);
+            p[0].post(WqeOpcode.RDMA_READ, p[1].buf + i * 4096L, p[1].key, p[0].buf + i * 4096L, 4096, false, true);
+        }
+        int maxSeen = 0;
+        Qp qp = p[0].nic.qp(TestHost.QPN);
+        while (sim.now() < 1_000_000_000L && sim.step()) {
+            int n = 0;
+            for (int i = 0; i < qp.wrSent; i++) {
+                Wr w = qp.wr(i);
+                if (w.opcode == WqeOpcode.RDMA_READ && w.responses < w.packets) {
+                    n++;
+                }
+            }
+            maxSeen = Math.max(maxSeen, n);
+        }
+        assertThat(maxSeen).isEqualTo(2);
+        assertThat(drain(p[0])).hasSize(8);
+        for (int i = 0; i < 8; i++) {
+            assertThat(p[0].mem.equalsRange(p[0].buf + i * 4096L, pattern(100 + i, 4096), 0, 4096)).isTrue();
+        }
+    }
 }
