@@ -106,4 +106,37 @@ class SetAssocCacheTest {
         }
         assertThat(small.misses()).isLessThanOrEqualTo(20);
     }
+
+    @Test
+    void fifoEvictsTheOldestFillEvenIfItWasJustUsed() {
+        SetAssocCache c = new SetAssocCache(new Top(new Simulator(1)), "c", 2, 2, 8, SetAssocCache.Policy.FIFO);
+        c.fill(SetAssocCache.missSlot(c.lookup(1)));
+        c.fill(SetAssocCache.missSlot(c.lookup(2)));
+        assertThat(c.lookup(1)).isNotNegative(); // a hit does not refresh a FIFO line
+        c.fill(SetAssocCache.missSlot(c.lookup(3)));
+        assertThat(c.contains(1)).isFalse();
+        assertThat(c.contains(2)).isTrue();
+        SetAssocCache lru = cache(2, 2);
+        lru.fill(SetAssocCache.missSlot(lru.lookup(1)));
+        lru.fill(SetAssocCache.missSlot(lru.lookup(2)));
+        assertThat(lru.lookup(1)).isNotNegative();
+        lru.fill(SetAssocCache.missSlot(lru.lookup(3)));
+        assertThat(lru.contains(1)).isTrue();
+        assertThat(lru.contains(2)).isFalse();
+    }
+
+    @Test
+    void randomReplacementIsSeededAndKeepsTheCacheFull() {
+        long[] evicted = new long[2];
+        for (int run = 0; run < 2; run++) {
+            SetAssocCache c = new SetAssocCache(new Top(new Simulator(7)), "c", 4, 4, 8, SetAssocCache.Policy.RANDOM);
+            for (long k = 0; k < 4; k++) {
+                c.fill(SetAssocCache.missSlot(c.lookup(k)));
+            }
+            c.fill(SetAssocCache.missSlot(c.lookup(99)));
+            assertThat(c.lastEvicted()).isBetween(0L, 3L);
+            evicted[run] = c.lastEvicted();
+        }
+        assertThat(evicted[0]).as("same seed, same victim").isEqualTo(evicted[1]);
+    }
 }
