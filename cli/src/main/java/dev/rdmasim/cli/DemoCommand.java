@@ -70,6 +70,9 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
             if (size < 1 || messages < 1 || depth < 1) {
                 throw new UserError("--size, --messages and --depth must be at least 1");
             }
+            if (depth > 32_768) {
+                throw new UserError("--depth must be at most 32768 (the largest send ring, 2^15 WQEs), got " + depth);
+            }
             dev.rdmasim.adapter.config.Profile p;
             try {
                 p = dev.rdmasim.adapter.config.Profiles.resolve(profile).withOverrides(overrides);
