@@ -301,7 +301,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         if (!cqs.containsKey(cfg.sendCqn()) || !cqs.containsKey(cfg.recvCqn())) {
             throw new IllegalArgumentException("QP " + qpn + " names a CQ that does not exist");
         }
-        Qp qp = new Qp(qpn, cfg, outstandingPerQp, fetchMaxBbs, bfBytes);
+        Qp qp = new Qp(qpn, cfg, outstandingPerQp, fetchMaxBbs, bfBytes, profile.getInt(TRANSPORT_MAX_INBOUND_READS));
         qp.retransmitTimer = sim().event(fullName() + ".qp" + qpn + ".timer", () -> tx.timeout(qp));
         qps.put(qpn, qp);
         byte[] ctx = new byte[QP_CONTEXT_BYTES];
@@ -372,7 +372,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 + " timer=" + (qp.timerDeadline == Long.MAX_VALUE ? -1 : qp.timerDeadline) + " retries=" + qp.retriesLeft
                 + (qp.wrCount > 0 ? " head[op=" + qp.wr(0).opcode + " psn=" + qp.wr(0).firstPsn + "+" + qp.wr(0).packets
                 + " queued=" + qp.wr(0).packetsQueued + " responses=" + qp.wr(0).responses + " writes=" + qp.wr(0).pendingWrites + "]" : "")
-                + " responder[expected=" + qp.rsp.expectedPsn() + " readActive=" + qp.readActive + " readSent=" + qp.readSent + "/" + qp.readPackets + "]";
+                + " responder[expected=" + qp.rsp.expectedPsn() + " inboundReads=" + qp.readCount + " readSent=" + qp.readSent + "]";
     }
 
     /** The adapter's Ethernet MAC address (48 bits). */

@@ -96,14 +96,20 @@ final class Qp {
     boolean responderError;
 
     boolean inRetireQueue;
-    // Inbound READ being answered.
-    boolean readActive;
-    long readVa;
-    int readRkey;
-    long readLength;
-    int readPsn;
-    int readPackets;
+    // Inbound READs being answered, oldest first; at most transport.maxInboundReads (the IRD).
+    final long[] readVa;
+    final int[] readRkey;
+    final long[] readLength;
+    final int[] readPsn;
+    final int[] readPackets;
+    int readHead;
+    /** READs held, from their request until their last response packet has left. */
+    int readCount;
+    /** Position (from readHead) of the READ whose responses are being queued. */
+    int readNext;
+    /** Response packets of that READ already queued for the wire. */
     int readSent;
+    boolean inReadQueue;
     // Responder: writes of the current SEND still in flight, and the CQE waiting for them.
     int recvWritesPending;
     boolean recvCqePending;
@@ -122,9 +128,14 @@ final class Qp {
     final byte[] bf;
     int bfFill;
 
-    Qp(int qpn, QpConfig cfg, int outstanding, int fetchBbs, int bfBytes) {
+    Qp(int qpn, QpConfig cfg, int outstanding, int fetchBbs, int bfBytes, int inboundReads) {
         this.qpn = qpn;
         this.cfg = cfg;
+        readVa = new long[inboundReads];
+        readRkey = new int[inboundReads];
+        readLength = new long[inboundReads];
+        readPsn = new int[inboundReads];
+        readPackets = new int[inboundReads];
         int sqWqes = 1 << cfg.sqLogBbs();
         int cap = Math.max(1, Math.min(outstanding, sqWqes));
         wrs = new Wr[cap];
@@ -140,6 +151,10 @@ final class Qp {
         recvLen = new int[cfg.maxRecvSge()];
         recvKey = new int[cfg.maxRecvSge()];
         bf = new byte[Math.max(bfBytes, 64)];
+    }
+
+    boolean inboundReadsFull() {
+        return readCount == readVa.length;
     }
 
     Wr wr(int i) {

@@ -207,7 +207,7 @@ final class Receiver extends Module implements DmaCallback {
         switch (v) {
             case DUPLICATE -> {
                 duplicates.inc();
-                if (kind == RequestKind.READ && !qp.readActive) {
+                if (kind == RequestKind.READ && !qp.inboundReadsFull() && qp.readVa.length > 0) {
                     return startRead(qp, psn, true);
                 }
                 ack(qp, Aeth.ack(Aeth.CREDITS_INVALID));
@@ -232,8 +232,11 @@ final class Receiver extends Module implements DmaCallback {
         }
         switch (kind) {
             case READ -> {
-                if (qp.readActive) {
-                    return -1; // One inbound READ answered at a time; wait for it.
+                if (qp.readVa.length == 0) {
+                    return fatal(qp, Aeth.nak(1)); // The QP accepts no inbound READs (IRD 0).
+                }
+                if (qp.inboundReadsFull()) {
+                    return -1; // As many READs as the IRD allows are being answered; wait for one.
                 }
                 return startRead(qp, psn, false);
             }
@@ -367,13 +370,13 @@ final class Receiver extends Module implements DmaCallback {
         int rkey = reader.rethRkey();
         long len = reader.rethDmaLength() & 0xFFFF_FFFFL;
         int packets = len == 0 ? 1 : (int) ((len + nic.mtu - 1) / nic.mtu);
-        qp.readActive = true;
-        qp.readVa = va;
-        qp.readRkey = rkey;
-        qp.readLength = len;
-        qp.readPsn = psn;
-        qp.readPackets = packets;
-        qp.readSent = 0;
+        int slot = (qp.readHead + qp.readCount) % qp.readVa.length;
+        qp.readVa[slot] = va;
+        qp.readRkey[slot] = rkey;
+        qp.readLength[slot] = len;
+        qp.readPsn[slot] = psn;
+        qp.readPackets[slot] = packets;
+        qp.readCount++;
         if (!duplicate) {
             executed(qp, RequestKind.READ, Position.ONLY, packets);
         }

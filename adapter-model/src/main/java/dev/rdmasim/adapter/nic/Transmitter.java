@@ -171,7 +171,10 @@ final class Transmitter extends Module implements DmaCallback {
 
     /** The responder accepted a READ request: its response packets are recorded in the QP. */
     void queueReadResponse(Qp qp) {
-        readQueue.add(qp.qpn);
+        if (!qp.inReadQueue) {
+            qp.inReadQueue = true;
+            readQueue.add(qp.qpn);
+        }
         pump();
     }
 
@@ -408,12 +411,19 @@ final class Transmitter extends Module implements DmaCallback {
 
     /** Next READ response packet of the head QP of the read queue; false to wait. */
     private boolean nextReadResponse(Qp qp) {
+        if (qp.readNext == qp.readCount) {
+            readQueue.poll(); // Every held READ has its responses queued.
+            qp.inReadQueue = false;
+            return true;
+        }
+        int h = (qp.readHead + qp.readNext) % qp.readVa.length;
+        int rkey = qp.readRkey[h];
         int k = qp.readSent;
-        int len = (int) Math.min(nic.mtu, qp.readLength - (long) k * nic.mtu);
-        long va = qp.readVa + (long) k * nic.mtu;
-        int total = qp.readPackets;
+        int len = (int) Math.min(nic.mtu, qp.readLength[h] - (long) k * nic.mtu);
+        long va = qp.readVa[h] + (long) k * nic.mtu;
+        int total = qp.readPackets[h];
         if (len > 0) {
-            int st = nic.keys.check(qp.readRkey, qp.cfg.pd(), va, len, AccessFlags.REMOTE_READ, true);
+            int st = nic.keys.check(rkey, qp.cfg.pd(), va, len, AccessFlags.REMOTE_READ, true);
             if (st == KeyUnit.WAIT) {
                 return false;
             }
@@ -422,7 +432,7 @@ final class Transmitter extends Module implements DmaCallback {
             }
         }
         Slot s = alloc(KIND_READ_RESPONSE, qp);
-        s.psn = Psn.add(qp.readPsn, k);
+        s.psn = Psn.add(qp.readPsn[h], k);
         s.length = Math.max(len, 0);
         s.opcode = total == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
                 : k == total - 1 ? Opcode.RDMA_READ_RESPONSE_LAST : Opcode.RDMA_READ_RESPONSE_MIDDLE;
@@ -431,15 +441,19 @@ final class Transmitter extends Module implements DmaCallback {
         int n = 0;
         long a = 0;
         while (a < len) {
-            int piece = (int) Math.min(len - a, nic.keys.pageRemaining(qp.readRkey, va + a));
-            n = issueRead(s, n, nic.keys.translate(qp.readRkey, va + a), (int) a, piece);
+            int piece = (int) Math.min(len - a, nic.keys.pageRemaining(rkey, va + a));
+            n = issueRead(s, n, nic.keys.translate(rkey, va + a), (int) a, piece);
             a += piece;
         }
         qp.readSent++;
         if (qp.readSent == total) {
-            readQueue.poll();
-            qp.readActive = false;
-            nic.rx.readResponseDone(qp);
+            // All its responses are queued; the READ stays held (IRD) until the last one leaves.
+            qp.readNext++;
+            qp.readSent = 0;
+            if (qp.readNext == qp.readCount) {
+                readQueue.poll();
+                qp.inReadQueue = false;
+            }
         }
         commitSlot(s);
         return true;
@@ -489,6 +503,13 @@ final class Transmitter extends Module implements DmaCallback {
             } else {
                 naks.inc();
             }
+        }
+        if (s.kind == KIND_READ_RESPONSE
+                && (s.opcode == Opcode.RDMA_READ_RESPONSE_LAST || s.opcode == Opcode.RDMA_READ_RESPONSE_ONLY)) {
+            qp.readHead = (qp.readHead + 1) % qp.readVa.length;
+            qp.readCount--;
+            qp.readNext--;
+            nic.rx.readResponseDone(qp);
         }
         if (s.kind == KIND_REQUEST) {
             Wr w = s.wr;

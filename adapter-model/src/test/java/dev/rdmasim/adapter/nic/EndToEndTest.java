@@ -486,4 +486,28 @@ class EndToEndTest {
             assertThat(p[0].mem.equalsRange(p[0].buf + i * 4096L, pattern(100 + i, 4096), 0, 4096)).isTrue();
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 4})
+    void theResponderAnswersAtMostItsIrdReadsAtOnce(int ird) {
+        Simulator sim = new Simulator(1);
+        Profile profile = Profile.defaults().withOverrides(List.of("transport.maxInboundReads=" + ird, "transport.maxOutboundReads=8"));
+        TestHost[] p = TestHost.pair(sim, profile, 1 << 20, ALL);
+        for (int i = 0; i < 8; i++) {
+            p[1].mem.write(p[1].buf + i * 8192L, pattern(200 + i, 5000), 0, 5000);
+            p[0].post(WqeOpcode.RDMA_READ, p[1].buf + i * 8192L, p[1].key, p[0].buf + i * 8192L, 5000, false, true);
+        }
+        Qp responder = p[1].nic.qp(TestHost.QPN);
+        int maxSeen = 0;
+        while (sim.now() < 1_000_000_000L && sim.step()) {
+            maxSeen = Math.max(maxSeen, responder.readCount);
+        }
+        assertThat(maxSeen).isEqualTo(ird);
+        List<byte[]> cqes = drain(p[0]);
+        assertThat(cqes).hasSize(8);
+        assertThat(cqes).allSatisfy(c -> assertThat(Cqe.opcode(c, 0)).isEqualTo(Cqe.REQ));
+        for (int i = 0; i < 8; i++) {
+            assertThat(p[0].mem.equalsRange(p[0].buf + i * 8192L, pattern(200 + i, 5000), 0, 5000)).isTrue();
+        }
+    }
 }
