@@ -433,7 +433,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     }
 
     long msixAddress() {
-        return profile.getLong(PCIE_MSIX_ADDRESS);
+        return pcie.config().msixBase();
     }
 
     void cqOverflowed(Cq cq) {

@@ -158,7 +158,7 @@ final class KeyUnit extends Module implements DmaCallback {
             return keyCache.line(r);
         }
         if (r <= -3) {
-            startFill(SetAssocCache.missSlot(r), contextBase + k * CONTEXT_BYTES, true);
+            startFill(SetAssocCache.missSlot(r), contextAddress(key), true);
         }
         return null;
     }

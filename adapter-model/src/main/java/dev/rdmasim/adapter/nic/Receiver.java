@@ -266,7 +266,7 @@ final class Receiver extends Module implements DmaCallback {
                 if (st == KeyUnit.WAIT) {
                     return -1;
                 }
-                if (!haveWriteSlots(qp.writeRkey, qp.writeVa, len)) {
+                if (!haveWriteSlots(len)) {
                     return -1;
                 }
                 int held = place(qp, f, qp.writeRkey, qp.writeVa, reader.payloadOffset(), len, null);
@@ -638,7 +638,7 @@ final class Receiver extends Module implements DmaCallback {
                 if (st != KeyUnit.OK) {
                     return KEY_ERROR;
                 }
-                pieces += 2 + (int) ((b - a) / 4096);
+                pieces += writePieces(b - a);
             }
             pos += lens[i];
         }
@@ -658,18 +658,19 @@ final class Receiver extends Module implements DmaCallback {
         return held;
     }
 
+    /** Write requests not tied to a frame (the counter mirrors the busy entries of {@code writeFrame}). */
     private int freeWrites() {
-        int n = 0;
-        for (int i = 0; i < WRITES; i++) {
-            if (writeFrame[i] == null) {
-                n++;
-            }
-        }
-        return n;
+        return WRITES - writesOutstanding;
     }
 
-    private boolean haveWriteSlots(int key, long va, int len) {
-        return freeWrites() >= 2 + len / 4096 + 1;
+    /** Most DMA writes {@code len} bytes can take: one per 4 KiB page touched. */
+    private static int writePieces(long len) {
+        return 2 + (int) (len / 4096);
+    }
+
+    /** Room for a contiguous write of {@code len} bytes, keeping one request spare. */
+    private boolean haveWriteSlots(int len) {
+        return freeWrites() > writePieces(len);
     }
 
     /** DMA-writes {@code len} payload bytes at frame offset {@code off} to {@code va}; 1 if the frame is now held. */
