@@ -50,13 +50,17 @@ public class AdapterWriteBench {
     @Param("false")
     public boolean inline;
 
+    /** Event queue: {@code calendar} (the default) or {@code heapD}. */
+    @Param("calendar")
+    public String queue;
+
     private Simulator sim;
     private WriteStream stream;
     private long target;
 
     @Setup(Level.Trial)
     public void setUp() {
-        sim = new Simulator(1);
+        sim = new Simulator(1, KernelHoldModel.queue(queue, 64));
         HostPair pair = HostPair.create(sim, Profile.defaults());
         stream = new WriteStream(pair.a(), pair.b(), BYTES, DEPTH, batch, signalEvery, inline);
         stream.start();

@@ -1,0 +1,63 @@
+package dev.rdmasim.bench;
+
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.driver.HostPair;
+import dev.rdmasim.adapter.driver.WriteStream;
+import dev.rdmasim.kernel.Simulator;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A quick look at the adapter's simulation speed without JMH: the {@link AdapterWriteBench} workload run in
+ * quarter-second slices, reporting simulator events per WRITE (exact, machine-independent) and the best and
+ * median slice rate after a warm-up. On a shared host the best slice is the steadiest wall-clock figure, since
+ * interference only ever slows a slice down. JMH stays the reference for recorded figures.
+ *
+ * <pre>java -XX:+UseParallelGC -cp bench/target/benchmarks.jar dev.rdmasim.bench.AdapterSpeed [seconds] [batch] [signalEvery] [inline]</pre>
+ */
+public final class AdapterSpeed {
+    private static final long SLICE_NS = 250_000_000L;
+    private static final int WARMUP_SLICES = 8;
+
+    private AdapterSpeed() {
+    }
+
+    public static void main(String[] args) {
+        int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+        int batch = args.length > 1 ? Integer.parseInt(args[1]) : 1;
+        int signalEvery = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        boolean inline = args.length > 3 && Boolean.parseBoolean(args[3]);
+        Simulator sim = new Simulator(1);
+        HostPair pair = HostPair.create(sim, Profile.defaults());
+        WriteStream stream = new WriteStream(pair.a(), pair.b(), AdapterWriteBench.BYTES, AdapterWriteBench.DEPTH,
+                batch, signalEvery, inline);
+        stream.start();
+        long target = 0;
+        List<Double> rates = new ArrayList<>();
+        long measuredWrites = 0;
+        long measuredEvents = 0;
+        int slices = Math.max(WARMUP_SLICES + 1, seconds * 4);
+        for (int i = 0; i < slices; i++) {
+            long writes0 = stream.completed();
+            long events0 = sim.eventsExecuted();
+            long t0 = System.nanoTime();
+            while (System.nanoTime() - t0 < SLICE_NS) {
+                target += AdapterWriteBench.OPS;
+                stream.stopWhenCompleted(target);
+                sim.run();
+            }
+            long elapsed = System.nanoTime() - t0;
+            if (i >= WARMUP_SLICES) {
+                long writes = stream.completed() - writes0;
+                rates.add(writes / (elapsed / 1e9));
+                measuredWrites += writes;
+                measuredEvents += sim.eventsExecuted() - events0;
+            }
+        }
+        Collections.sort(rates);
+        System.out.printf("events per WRITE %.2f%n", (double) measuredEvents / measuredWrites);
+        System.out.printf("WRITEs/s best %.0f, median %.0f (%d slices of 250 ms after %d warm-up slices)%n",
+                rates.get(rates.size() - 1), rates.get(rates.size() / 2), rates.size(), WARMUP_SLICES);
+    }
+}
