@@ -596,7 +596,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         fetchQpn[slot] = qp.qpn;
         // Several fetches of one QP may be in flight; they land in order of issue in the staging
         // buffer, and parsing only follows the contiguous prefix that has arrived.
-        int entry = (qp.fetchHead + qp.fetchCount) % Qp.MAX_FETCHES;
+        int entry = (qp.fetchHead + qp.fetchCount) & (Qp.MAX_FETCHES - 1);
         qp.fetchLen[entry] = n;
         qp.fetchDone[entry] = false;
         qp.fetchCount++;
@@ -685,7 +685,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             qp.fetchDone[value] = true;
             while (qp.fetchCount > 0 && qp.fetchDone[qp.fetchHead]) {
                 qp.fetchedBb = (qp.fetchedBb + qp.fetchLen[qp.fetchHead]) & 0xFFFF;
-                qp.fetchHead = (qp.fetchHead + 1) % Qp.MAX_FETCHES;
+                qp.fetchHead = (qp.fetchHead + 1) & (Qp.MAX_FETCHES - 1);
                 qp.fetchCount--;
             }
             queueParse(qp);

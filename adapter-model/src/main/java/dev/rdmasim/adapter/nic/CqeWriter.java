@@ -124,7 +124,7 @@ final class CqeWriter extends Module implements DmaCallback {
         if (count >= jobs.length) {
             throw new InvariantViolation(fullName() + ": completion queue overflow (caller must check full())");
         }
-        Job j = jobs[(head + count) % jobs.length];
+        Job j = jobs[wrap(head + count)];
         j.report = false;
         j.syndrome = 0;
         j.solicited = false;
@@ -153,7 +153,7 @@ final class CqeWriter extends Module implements DmaCallback {
     }
 
     private void step() {
-        int index = (head + issued) % jobs.length;
+        int index = wrap(head + issued);
         Job j = jobs[index];
         Cq cq = nic.cq(j.cqn);
         int r = cqcCache.lookup(j.cqn);
@@ -245,7 +245,7 @@ final class CqeWriter extends Module implements DmaCallback {
         if (r == ctxRead) {
             cqcCache.fill((int) r.cookie());
         } else {
-            Cq cq = nic.cq(jobs[(head + issued) % jobs.length].cqn);
+            Cq cq = nic.cq(jobs[wrap(head + issued)].cqn);
             cq.consumerKnown = cq.producer - ((cq.producer - Doorbells.cqConsumerIndex(dbBuf, 0)) & 0xFF_FFFF);
             if (cq.producer - cq.consumerKnown >= cq.size()) {
                 cq.overflowed = true;
@@ -283,6 +283,11 @@ final class CqeWriter extends Module implements DmaCallback {
         pump();
     }
 
+    /** Index into the job ring of a position at most one lap past its end. */
+    private int wrap(int i) {
+        return i < jobs.length ? i : i - jobs.length;
+    }
+
     /** Retires finished jobs from the head, in order. */
     private void retireDone() {
         while (issued > 0 && jobs[head].done) {
@@ -297,7 +302,7 @@ final class CqeWriter extends Module implements DmaCallback {
         if (j.report) {
             nic.reportRetired(j.qpn, j.wqeCounter, j.wqeOpcode, j.bytes, dropped ? -1 : j.syndrome, j.stamps);
         }
-        head = (head + 1) % jobs.length;
+        head = wrap(head + 1);
         count--;
         issued--;
         queued.set(count);
@@ -315,7 +320,7 @@ final class CqeWriter extends Module implements DmaCallback {
     /** Raises a completion event for {@code cqn} once every CQE issued so far has left the device. */
     private void raiseBehindCqes(int cqn) {
         for (int k = issued - 1; k >= 0 && unsent > 0; k--) {
-            Job j = jobs[(head + k) % jobs.length];
+            Job j = jobs[wrap(head + k)];
             if (!j.dropped && j.write.inEngine() && !j.raiseAfter) {
                 j.raiseAfter = true;
                 j.eventCqnAfter = cqn;

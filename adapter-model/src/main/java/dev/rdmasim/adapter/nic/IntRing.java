@@ -37,7 +37,8 @@ final class IntRing {
             items = bigger;
             head = 0;
         }
-        items[(head + size) % items.length] = v;
+        int tail = head + size;
+        items[tail < items.length ? tail : tail - items.length] = v;
         size++;
     }
 
@@ -50,7 +51,7 @@ final class IntRing {
 
     int poll() {
         int v = peek();
-        head = (head + 1) % items.length;
+        head = head + 1 == items.length ? 0 : head + 1;
         size--;
         return v;
     }

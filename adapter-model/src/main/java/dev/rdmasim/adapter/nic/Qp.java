@@ -29,6 +29,7 @@ final class Qp {
     /** Basic blocks requested by fetches, arrived or not (16-bit counter). */
     int issuedBb;
     /** Fetch reads in flight for this QP, oldest first. */
+    /** A power of two: fetch ring indices wrap with a mask. */
     static final int MAX_FETCHES = 4;
     final int[] fetchLen = new int[MAX_FETCHES];
     final boolean[] fetchDone = new boolean[MAX_FETCHES];
@@ -158,7 +159,8 @@ final class Qp {
     }
 
     Wr wr(int i) {
-        return wrs[(wrHead + i) % wrs.length];
+        int k = wrHead + i;
+        return wrs[k < wrs.length ? k : k - wrs.length];
     }
 
     boolean ringFull() {

@@ -225,7 +225,8 @@ final class Transmitter extends Module implements DmaCallback {
     }
 
     private Slot alloc(int kind, Qp qp) {
-        Slot s = slots[(head + count) % slots.length];
+        int k = head + count;
+        Slot s = slots[k < slots.length ? k : k - slots.length];
         s.kind = kind;
         s.qp = qp;
         s.wr = null;
@@ -524,7 +525,7 @@ final class Transmitter extends Module implements DmaCallback {
                 restartTimer(qp, ackTimeoutPs);
             }
         }
-        head = (head + 1) % slots.length;
+        head = head + 1 == slots.length ? 0 : head + 1;
         count--;
         slotsInUse.set(count);
         slotsSignal.set(count);
@@ -561,8 +562,12 @@ final class Transmitter extends Module implements DmaCallback {
             progress = true;
         }
         // An ACK never covers READ data that has not arrived: stop at the first response missing.
+        // Requests hold consecutive PSNs in ring order, so none past the first one starting after psn matters.
         for (int i = 0; i < qp.wrCount; i++) {
             Wr w = qp.wr(i);
+            if (Psn.diff(psn, w.firstPsn) < 0) {
+                break;
+            }
             if (w.opcode == WqeOpcode.RDMA_READ && w.responses < w.packets
                     && Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) >= 0) {
                 psn = Psn.add(w.firstPsn, w.responses - 1);
@@ -616,7 +621,7 @@ final class Transmitter extends Module implements DmaCallback {
         } else {
             nic.reportRetired(qp.qpn, w.wqeIndex, w.opcode, w.length, 0, w.stamps);
         }
-        qp.wrHead = (qp.wrHead + 1) % qp.wrs.length;
+        qp.wrHead = qp.wrHead + 1 == qp.wrs.length ? 0 : qp.wrHead + 1;
         qp.wrCount--;
         qp.wrSent--;
         return true;
