@@ -136,7 +136,7 @@ public final class HostCpu extends Module {
      */
     void storeRing(int itemKind, Object ring, int first, int n, int counter, long cost) {
         if (count > 0) {
-            int t = (head + count - 1) % capacity;
+            int t = wrap(head + count - 1);
             if (kind[t] == itemKind && owner[t] == ring && (int) a[t] + b[t] == first && !(stalled && t == head)) {
                 b[t] += n;
                 c[t] = counter;
@@ -176,7 +176,7 @@ public final class HostCpu extends Module {
         if (count == capacity) {
             throw new InvariantViolation(fullName() + ": work queue overflow (caller must check hasRoom)");
         }
-        int i = (head + count) % capacity;
+        int i = wrap(head + count);
         long start = Math.max(now(), tailFinish);
         kind[i] = itemKind;
         finish[i] = start + cost;
@@ -212,15 +212,15 @@ public final class HostCpu extends Module {
     private long nextWake() {
         int i = head;
         for (int k = 1; k < count && kind[i] == STORE_SQ; k++) {
-            i = (i + 1) % capacity;
+            i = wrap(i + 1);
         }
         return finish[i];
     }
 
     /** Adds {@code d} to the finish time of item {@code from} and every item after it. */
     private void shiftFrom(int from, long d) {
-        int n = count - ((from - head + capacity) % capacity);
-        for (int k = 0, i = from; k < n; k++, i = (i + 1) % capacity) {
+        int n = count - wrap(from - head + capacity);
+        for (int k = 0, i = from; k < n; k++, i = wrap(i + 1)) {
             finish[i] += d;
         }
         tailFinish += d;
@@ -248,7 +248,7 @@ public final class HostCpu extends Module {
                 default -> throw new InvariantViolation(fullName() + ": unknown work item " + kind[i]);
             }
             owner[i] = null;
-            head = (head + 1) % capacity;
+            head = wrap(head + 1);
             count--;
             items.inc();
         }
@@ -261,6 +261,11 @@ public final class HostCpu extends Module {
             wantRoom = false;
             roomListener.run();
         }
+    }
+
+    /** Index into the work ring of a position less than one lap past its end. */
+    private int wrap(int i) {
+        return i < capacity ? i : i - capacity;
     }
 
     private void onMmioRetry() {

@@ -32,6 +32,9 @@ public final class WriteStream extends Module {
     private final Counter completed;
     private final Counter posted;
     private long seq;
+    /** seq modulo slots and modulo signalEvery, kept as counters (no division per post). */
+    private int slot;
+    private int sinceSignal;
     private long outstanding;
     private long stopAt = Long.MAX_VALUE;
 
@@ -127,10 +130,9 @@ public final class WriteStream extends Module {
     private boolean postBatch() {
         for (int i = 0; i < batch; i++) {
             long n = seq;
-            int slot = (int) (n % slots);
             long offset = (long) slot * msgBytes;
             int flags = (i < batch - 1 ? SendQueue.DEFER : 0)
-                    | ((n + 1) % signalEvery == 0 ? SendQueue.SIGNALED : 0);
+                    | (sinceSignal + 1 == signalEvery ? SendQueue.SIGNALED : 0);
             boolean ok;
             if (inline) {
                 ok = sq.postInline(n, WqeOpcode.RDMA_WRITE, flags, 0, dst.mr().address() + offset, dst.mr().rkey(),
@@ -146,6 +148,8 @@ public final class WriteStream extends Module {
                 return false;
             }
             seq++;
+            slot = slot + 1 == slots ? 0 : slot + 1;
+            sinceSignal = sinceSignal + 1 == signalEvery ? 0 : sinceSignal + 1;
             outstanding++;
             posted.inc();
         }
