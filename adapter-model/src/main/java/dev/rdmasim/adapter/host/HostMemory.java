@@ -30,9 +30,11 @@ public final class HostMemory {
     private final String name;
     private final LongObjectHashMap<byte[]> pages = new LongObjectHashMap<>();
     private final byte[] scratch = new byte[8];
-    // One-entry cache: DMA streams touch the same page many times in a row.
-    private long cachedPageNo = -1;
-    private byte[] cachedPage;
+    // A small direct-mapped page cache in front of the map: a request touches several regions in turn (send ring,
+    // payload, completion ring, doorbell records), and each stays on the same few pages for a long time.
+    private static final int CACHE_SLOTS = 64;
+    private final long[] cachedPageNo = new long[CACHE_SLOTS];
+    private final byte[][] cachedPage = new byte[CACHE_SLOTS][];
     private long heapNext;
     private final long heapEnd;
 
@@ -290,13 +292,15 @@ public final class HostMemory {
     // ---------------------------------------------------------------- pages
 
     private byte[] pageOrNull(long pageNo) {
-        if (pageNo == cachedPageNo) {
-            return cachedPage;
+        int slot = (int) pageNo & (CACHE_SLOTS - 1);
+        byte[] p = cachedPage[slot];
+        if (p != null && cachedPageNo[slot] == pageNo) {
+            return p;
         }
-        byte[] p = pages.get(pageNo);
+        p = pages.get(pageNo);
         if (p != null) {
-            cachedPageNo = pageNo;
-            cachedPage = p;
+            cachedPageNo[slot] = pageNo;
+            cachedPage[slot] = p;
         }
         return p;
     }
@@ -306,8 +310,9 @@ public final class HostMemory {
         if (p == null) {
             p = new byte[PAGE_SIZE];
             pages.put(pageNo, p);
-            cachedPageNo = pageNo;
-            cachedPage = p;
+            int slot = (int) pageNo & (CACHE_SLOTS - 1);
+            cachedPageNo[slot] = pageNo;
+            cachedPage[slot] = p;
         }
         return p;
     }
