@@ -199,19 +199,20 @@ public final class DmaEngine extends Module {
     }
 
     /**
-     * Asks for a pump at the current instant, after the code now running. Normally that is a zero-delay event. But
-     * inside a link event, when no other event is pending at this instant, that event would be the very next one to
-     * run (anything scheduled for now later on runs after it), so the pump is owed to the link event's tail instead:
-     * same state, same schedules in the same order, one event fewer.
+     * Asks for a pump at the current instant. Called by a client's submission outside any link event, it pumps at
+     * once: nothing else of this engine is running, and a pump issues nothing a channel is not entitled to by
+     * round-robin. Inside one of the link's events (a delivery or send completion, a wake-up for queue space, or a
+     * client callback they make) the pump runs at the event's tail instead, after the callback and the rest of the
+     * event, so no TLP is issued in the middle of the engine's own bookkeeping. Either way it costs no event.
      */
     void wake() {
         if (pumping || pumpOwed || pump.scheduled()) {
             return;
         }
-        if (inLinkEvent && sim().nextEventTime() > now()) {
+        if (inLinkEvent) {
             pumpOwed = true;
         } else {
-            pump.scheduleIn(0);
+            onPump();
         }
     }
 
@@ -286,6 +287,8 @@ public final class DmaEngine extends Module {
                 t.owner = r;
                 r.issued += len;
                 t.last = r.issued == r.length;
+                // The write's writeSent waits for its last TLP to leave.
+                t.notifySent = t.last;
                 t.notifyOnApply = t.last && r.notifyApplied;
                 mwrs.inc();
                 if (t.last) {
@@ -349,6 +352,7 @@ public final class DmaEngine extends Module {
 
     private void sent(Tlp t) {
         if (t.kind == TlpKind.MWR && t.last) {
+            // Only such TLPs ask to hear of their end (notifySent).
             DmaRequest r = t.owner;
             writeRequests.inc();
             writeBytes.add(r.length);
