@@ -41,6 +41,11 @@ public final class DmaEngine extends Module {
         }
 
         @Override
+        public boolean bracketsLinkEvents() {
+            return true;
+        }
+
+        @Override
         public void linkEventBegin() {
             inLinkEvent = true;
         }
@@ -75,6 +80,8 @@ public final class DmaEngine extends Module {
     private int rrNext;
     private final Event pump;
     private boolean pumping;
+    /** Requests waiting in all channels together; kept by the channels. */
+    int queuedRequests;
     /** Inside a link event that calls into this engine; its last step is {@link LinkEnd#linkEventEnd}. */
     private boolean inLinkEvent;
     /** A pump that runs at the tail of the current link event instead of in its own event. */
@@ -217,15 +224,22 @@ public final class DmaEngine extends Module {
     }
 
     private void onPump() {
+        if (queuedRequests == 0) {
+            return;
+        }
         pumping = true;
         try {
             int n = rr.length;
             int idle = 0;
-            // Round-robin, one TLP per turn, until a full round finds nobody able to go.
+            // Round-robin, one TLP per turn, until a full round finds nobody able to go (or nothing is left, which
+            // leaves rrNext where that round would have).
             while (idle < n) {
                 DmaChannel c = rr[rrNext];
                 rrNext = rrNext + 1 == n ? 0 : rrNext + 1;
-                if (issueOne(c)) {
+                if (c.queued() != 0 && issueOne(c)) {
+                    if (queuedRequests == 0) {
+                        break;
+                    }
                     idle = 0;
                 } else {
                     idle++;

@@ -11,6 +11,11 @@ interface LinkEnd {
     /** A slot in this end's transmit queue became free. */
     void txSpace();
 
+    /** True if this end wants {@link #linkEventBegin} and its companions; the link asks once, when connected. */
+    default boolean bracketsLinkEvents() {
+        return false;
+    }
+
     /**
      * The link is about to run one of its events (which may call into either end and, through them, their clients);
      * {@link #linkEventEnd} follows as the event's very last step.

@@ -71,9 +71,14 @@ public final class LinkTransmitter extends Module {
 
     /** Classes whose sender was refused and waits for a slot, one bit per class. */
     private int waiting;
+    /** The earliest instant at which {@link #advance} has something to do. */
+    private long nextChangePs = NEVER;
 
     private LinkEnd sender;
     private LinkEnd receiver;
+    /** The ends that bracket this link's events ({@link LinkEnd#bracketsLinkEvents}), or null. */
+    private LinkEnd bracketSender;
+    private LinkEnd bracketReceiver;
 
     // Serializer state after the last committed TLP.
     private long wireBytes;
@@ -184,6 +189,8 @@ public final class LinkTransmitter extends Module {
     void connect(LinkEnd from, LinkEnd to) {
         this.sender = from;
         this.receiver = to;
+        this.bracketSender = from.bracketsLinkEvents() ? from : null;
+        this.bracketReceiver = to.bracketsLinkEvents() ? to : null;
     }
 
     /**
@@ -250,6 +257,7 @@ public final class LinkTransmitter extends Module {
             }
             pend[(pHead + i) & pendMask] = t;
             pCount++;
+            nextChangePs = Math.min(nextChangePs, readyPs);
             headChanged &= i == 0;
         }
         if (headChanged) {
@@ -266,6 +274,9 @@ public final class LinkTransmitter extends Module {
      */
     private void advance() {
         long now = now();
+        if (now < nextChangePs) {
+            return;
+        }
         while (true) {
             long s = sSeq < cSeq ? ring[(int) (sSeq & ringMask)].startPs : NEVER;
             long r = pCount > 0 ? pend[pHead].readyPs : NEVER;
@@ -299,6 +310,18 @@ public final class LinkTransmitter extends Module {
                 flightSignal.set(eSeq - dSeq);
             }
         }
+        // Next: a start (an unstarted TLP's end comes after it), a ready time, an end, or the serializer going idle.
+        long next = sSeq < cSeq ? ring[(int) (sSeq & ringMask)].startPs : NEVER;
+        if (pCount > 0) {
+            next = Math.min(next, pend[pHead].readyPs);
+        }
+        if (eSeq < sSeq) {
+            next = Math.min(next, ring[(int) (eSeq & ringMask)].endPs);
+        }
+        if (busyOn) {
+            next = Math.min(next, busyOffPs);
+        }
+        nextChangePs = next;
     }
 
     /** Fixes a TLP's place on the wire, at its ready time: after every TLP committed before it. */
@@ -345,6 +368,7 @@ public final class LinkTransmitter extends Module {
         t.freeAfterPs = freeAtPs;
         ring[(int) (cSeq & ringMask)] = t;
         cSeq++;
+        nextChangePs = Math.min(nextChangePs, start);
         queued.setAt(t.readyPs, cSeq - sSeq);
         if (tracing) {
             queueSignal.set(cSeq - sSeq);
@@ -466,25 +490,13 @@ public final class LinkTransmitter extends Module {
 
     /** Schedules the next signal change, while signals are traced. */
     private void armTrace() {
-        long at = NEVER;
-        if (sSeq < cSeq) {
-            at = ring[(int) (sSeq & ringMask)].startPs;
-        }
-        if (pCount > 0) {
-            at = Math.min(at, pend[pHead].readyPs);
-        }
-        if (eSeq < cSeq) {
-            at = Math.min(at, ring[(int) (eSeq & ringMask)].endPs);
-        }
-        if (busyOn) {
-            at = Math.min(at, busyOffPs);
-        }
+        long at = nextChangePs;
         if (at == NEVER) {
             trace.cancel();
         } else if (!trace.scheduled()) {
-            trace.schedule(Math.max(at, now()));
+            trace.schedule(at);
         } else if (trace.time() != at) {
-            trace.reschedule(Math.max(at, now()));
+            trace.reschedule(at);
         }
     }
 
@@ -502,8 +514,14 @@ public final class LinkTransmitter extends Module {
      * (including work a callback into its clients asked for) at the event's tail; see DmaEngine#wake.
      */
     private void linkEvent(int which) {
-        sender.linkEventBegin();
-        receiver.linkEventBegin();
+        LinkEnd a = bracketSender;
+        LinkEnd b = bracketReceiver;
+        if (a != null) {
+            a.linkEventBegin();
+        }
+        if (b != null) {
+            b.linkEventBegin();
+        }
         try {
             advance();
             switch (which) {
@@ -512,12 +530,20 @@ public final class LinkTransmitter extends Module {
                 default -> onWake();
             }
         } catch (RuntimeException | Error e) {
-            receiver.linkEventAbandoned();
-            sender.linkEventAbandoned();
+            if (b != null) {
+                b.linkEventAbandoned();
+            }
+            if (a != null) {
+                a.linkEventAbandoned();
+            }
             throw e;
         }
-        receiver.linkEventEnd();
-        sender.linkEventEnd();
+        if (b != null) {
+            b.linkEventEnd();
+        }
+        if (a != null) {
+            a.linkEventEnd();
+        }
     }
 
     private void onDeliver() {
@@ -647,6 +673,7 @@ public final class LinkTransmitter extends Module {
         sinceAck = sinceFc = sinceSkip = 0;
         startedBytes = 0;
         busyOn = false;
+        nextChangePs = NEVER;
         busy.set(0);
         busySignal.set(0);
     }
