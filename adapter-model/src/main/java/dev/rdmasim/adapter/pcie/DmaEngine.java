@@ -73,6 +73,10 @@ public final class DmaEngine extends Module {
     private static final long MAX_LATENCY_NS = 1_000_000_000L;
 
     private final PcieConfig cfg;
+    // Per-TLP figures of the configuration, read once.
+    private final int requestOverhead;
+    private final int mps;
+    private final int mrrs;
     private final TlpPool pool;
     private final LinkTransmitter up;
     private final List<DmaChannel> channels = new ArrayList<>();
@@ -114,6 +118,9 @@ public final class DmaEngine extends Module {
     DmaEngine(Module parent, String name, PcieConfig cfg, TlpPool pool, LinkTransmitter up) {
         super(parent, name);
         this.cfg = cfg;
+        this.requestOverhead = cfg.requestOverheadBytes();
+        this.mps = cfg.mps();
+        this.mrrs = cfg.mrrs();
         this.pool = pool;
         this.up = up;
         this.pump = sim().event(fullName() + ".pump", this::onPump);
@@ -258,74 +265,76 @@ public final class DmaEngine extends Module {
         long addr = r.hostAddress + r.issued;
         int left = r.length - r.issued;
         int toPage = PcieConfig.PAGE_BOUNDARY - (int) (addr & (PcieConfig.PAGE_BOUNDARY - 1));
-        switch (r.kind) {
-            case READ -> {
-                if (!up.canAccept(TlpKind.MRD)) {
-                    return false;
-                }
-                if (freeTagCount == 0) {
-                    tagStalls.inc();
-                    return false;
-                }
-                int len = Math.min(left, Math.min(cfg.mrrs(), toPage));
-                int tag = freeTags[--freeTagCount];
-                tagRequest[tag] = r;
-                tagAddress[tag] = addr;
-                tagBufferOffset[tag] = r.offset + r.issued;
-                tagRemaining[tag] = len;
-                tagIssuePs[tag] = now();
-                tagsInUse.set(tagsInUse());
-                tagsSignal.set(tagsInUse());
-                Tlp t = pool.acquire(TlpKind.MRD);
-                t.address = addr;
-                t.length = len;
-                t.tag = tag;
-                t.wireBytes = cfg.requestOverheadBytes();
-                r.issued += len;
-                mrds.inc();
-                if (r.issued == r.length) {
-                    c.pop();
-                }
-                up.enqueue(t);
-            }
-            case WRITE -> {
-                if (!up.canAccept(TlpKind.MWR)) {
-                    return false;
-                }
-                int len = Math.min(left, Math.min(cfg.mps(), toPage));
-                Tlp t = pool.acquire(TlpKind.MWR);
-                t.address = addr;
-                t.length = len;
-                t.wireBytes = cfg.requestOverheadBytes() + len;
-                System.arraycopy(r.buffer, r.offset + r.issued, t.payload, 0, len);
-                t.owner = r;
-                r.issued += len;
-                t.last = r.issued == r.length;
-                // The write's writeSent waits for its last TLP to leave.
-                t.notifySent = t.last;
-                t.notifyOnApply = t.last && r.notifyApplied;
-                mwrs.inc();
-                if (t.last) {
-                    c.pop();
-                }
-                up.enqueue(t);
-            }
+        return r.kind == DmaRequest.Kind.READ ? issueRead(c, r, addr, Math.min(left, Math.min(mrrs, toPage)))
+                : issueWrite(c, r, addr, Math.min(left, Math.min(mps, toPage)));
+    }
+
+    private boolean issueRead(DmaChannel c, DmaRequest r, long addr, int len) {
+        if (!up.canAccept(TlpKind.MRD)) {
+            return false;
         }
+        if (freeTagCount == 0) {
+            tagStalls.inc();
+            return false;
+        }
+        int tag = freeTags[--freeTagCount];
+        tagRequest[tag] = r;
+        tagAddress[tag] = addr;
+        tagBufferOffset[tag] = r.offset + r.issued;
+        tagRemaining[tag] = len;
+        tagIssuePs[tag] = now();
+        tagsInUse.set(tagsInUse());
+        tagsSignal.set(tagsInUse());
+        Tlp t = pool.acquire(TlpKind.MRD);
+        t.address = addr;
+        t.length = len;
+        t.tag = tag;
+        t.wireBytes = requestOverhead;
+        r.issued += len;
+        mrds.inc();
+        if (r.issued == r.length) {
+            c.pop();
+        }
+        up.enqueue(t);
+        return true;
+    }
+
+    private boolean issueWrite(DmaChannel c, DmaRequest r, long addr, int len) {
+        if (!up.canAccept(TlpKind.MWR)) {
+            return false;
+        }
+        Tlp t = pool.acquire(TlpKind.MWR);
+        t.address = addr;
+        t.length = len;
+        t.wireBytes = requestOverhead + len;
+        System.arraycopy(r.buffer, r.offset + r.issued, t.payload, 0, len);
+        t.owner = r;
+        r.issued += len;
+        t.last = r.issued == r.length;
+        // The write's writeSent waits for its last TLP to leave.
+        t.notifySent = t.last;
+        t.notifyOnApply = t.last && r.notifyApplied;
+        mwrs.inc();
+        if (t.last) {
+            c.pop();
+        }
+        up.enqueue(t);
         return true;
     }
 
     private void receive(Tlp t) {
-        switch (t.kind) {
-            case CPLD -> completion(t);
-            case MWR -> {
-                if (mmioTarget == null) {
-                    throw new InvariantViolation(fullName() + ": MMIO write arrived but no MMIO target is set");
-                }
-                mmioWrites.inc();
-                mmioTarget.mmioWrite(t.address, t.payload, 0, t.length);
-                pool.release(t);
+        // Comparisons rather than an enum switch, which costs a lookup table per TLP.
+        if (t.kind == TlpKind.CPLD) {
+            completion(t);
+        } else if (t.kind == TlpKind.MWR) {
+            if (mmioTarget == null) {
+                throw new InvariantViolation(fullName() + ": MMIO write arrived but no MMIO target is set");
             }
-            case MRD -> throw new InvariantViolation(fullName() + ": the device does not serve host reads, got " + t);
+            mmioWrites.inc();
+            mmioTarget.mmioWrite(t.address, t.payload, 0, t.length);
+            pool.release(t);
+        } else {
+            throw new InvariantViolation(fullName() + ": the device does not serve host reads, got " + t);
         }
     }
 

@@ -43,6 +43,11 @@ public final class HostBridge extends Module {
     private final TlpPool pool;
     private final LinkTransmitter down;
     private final int cplUnit;
+    // Per-TLP figures of the configuration, read once.
+    private final int rcbMask;
+    private final int completionOverhead;
+    private final int requestOverhead;
+    private final long readLatencyPs;
 
     // Read requests inside the host read latency, in arrival order (all wait the same time): when their
     // completions are ready and how many there are. Their completions are already queued downstream; this only
@@ -77,6 +82,10 @@ public final class HostBridge extends Module {
         this.pool = pool;
         this.down = down;
         this.cplUnit = cfg.rcbChunks() ? cfg.rcb() : cfg.mps();
+        this.rcbMask = cfg.rcb() - 1;
+        this.completionOverhead = cfg.completionOverheadBytes();
+        this.requestOverhead = cfg.requestOverheadBytes();
+        this.readLatencyPs = cfg.hostReadLatencyPs();
         // The device never has more reads outstanding than tags.
         this.readDuePs = new long[cfg.readTags()];
         this.readCompletions = new int[cfg.readTags()];
@@ -141,7 +150,7 @@ public final class HostBridge extends Module {
         Tlp t = pool.acquire(TlpKind.MWR);
         t.address = barOffset;
         t.length = len;
-        t.wireBytes = cfg.requestOverheadBytes() + len;
+        t.wireBytes = requestOverhead + len;
         System.arraycopy(src, off, t.payload, 0, len);
         mmioWrites.inc();
         mmioBytes.add(len);
@@ -150,10 +159,13 @@ public final class HostBridge extends Module {
     }
 
     private void receive(Tlp t) {
-        switch (t.kind) {
-            case MWR -> applyWrite(t);
-            case MRD -> serveRead(t);
-            case CPLD -> throw new InvariantViolation(fullName() + ": the host never reads from the device, yet got " + t);
+        // Comparisons rather than an enum switch, which costs a lookup table per TLP.
+        if (t.kind == TlpKind.MWR) {
+            applyWrite(t);
+        } else if (t.kind == TlpKind.MRD) {
+            serveRead(t);
+        } else {
+            throw new InvariantViolation(fullName() + ": the host never reads from the device, yet got " + t);
         }
     }
 
@@ -196,21 +208,21 @@ public final class HostBridge extends Module {
         if (rCount == readDuePs.length) {
             throw new InvariantViolation(fullName() + ": more reads outstanding than tags");
         }
-        long due = now() + cfg.hostReadLatencyPs();
+        long due = now() + readLatencyPs;
         long addr = req.address;
         int remaining = req.length;
         int tag = req.tag;
         pool.release(req);
         int n = 0;
         // Every completion but the last ends on an RCB boundary; after the first, chunks are whole units.
-        int chunk = Math.min(remaining, cplUnit - (int) (addr & (cfg.rcb() - 1)));
+        int chunk = Math.min(remaining, cplUnit - (int) (addr & rcbMask));
         while (remaining > 0) {
             Tlp c = pool.acquire(TlpKind.CPLD);
             c.address = addr;
             c.length = chunk;
             c.tag = tag;
             c.byteCount = remaining;
-            c.wireBytes = cfg.completionOverheadBytes() + chunk;
+            c.wireBytes = completionOverhead + chunk;
             memory.read(addr, c.payload, 0, chunk);
             down.enqueue(c, due);
             n++;

@@ -48,8 +48,9 @@ public final class LinkTransmitter extends Module {
     private final int[] classCount = new int[CLASSES];
 
     /**
-     * Committed, undelivered TLPs in wire order, indexed by sequence number (masked). Delivered below dSeq; the
-     * wire has taken their last byte below eSeq (observed); started below sSeq (observed); committed below cSeq.
+     * Committed, undelivered TLPs in wire order, indexed by sequence number (masked). Delivered below dSeq; started
+     * below sSeq (observed); committed below cSeq. While the onWire signal is traced, the last byte of those below
+     * eSeq has been observed to leave.
      */
     private final Tlp[] ring;
     private final int ringMask;
@@ -273,10 +274,12 @@ public final class LinkTransmitter extends Module {
      * and ends that have passed, in time order, reporting each change at its own instant to the statistics.
      */
     private void advance() {
-        long now = now();
-        if (now < nextChangePs) {
-            return;
+        if (now() >= nextChangePs) {
+            catchUp(now());
         }
+    }
+
+    private void catchUp(long now) {
         while (true) {
             long s = sSeq < cSeq ? ring[(int) (sSeq & ringMask)].startPs : NEVER;
             long r = pCount > 0 ? pend[pHead].readyPs : NEVER;
@@ -304,22 +307,22 @@ public final class LinkTransmitter extends Module {
                 busySignal.set(0);
             }
         }
-        while (eSeq < sSeq && ring[(int) (eSeq & ringMask)].endPs <= now) {
-            eSeq++;
-            if (tracing) {
-                flightSignal.set(eSeq - dSeq);
-            }
-        }
-        // Next: a start (an unstarted TLP's end comes after it), a ready time, an end, or the serializer going idle.
+        // Next: a start, a ready time, or the serializer going idle; ends only matter to the onWire signal.
         long next = sSeq < cSeq ? ring[(int) (sSeq & ringMask)].startPs : NEVER;
         if (pCount > 0) {
             next = Math.min(next, pend[pHead].readyPs);
         }
-        if (eSeq < sSeq) {
-            next = Math.min(next, ring[(int) (eSeq & ringMask)].endPs);
-        }
         if (busyOn) {
             next = Math.min(next, busyOffPs);
+        }
+        if (tracing) {
+            while (eSeq < sSeq && ring[(int) (eSeq & ringMask)].endPs <= now) {
+                eSeq++;
+                flightSignal.set(eSeq - dSeq);
+            }
+            if (eSeq < sSeq) {
+                next = Math.min(next, ring[(int) (eSeq & ringMask)].endPs);
+            }
         }
         nextChangePs = next;
     }
@@ -341,6 +344,26 @@ public final class LinkTransmitter extends Module {
         t.startPs = start;
         t.endPs = timeAt(wireBytes);
         t.arrivePs = t.endPs + linkLatencyPs;
+        if (sinceAck >= ackLimit || sinceFc >= fcLimit || sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
+            appendOverhead(t);
+        } else {
+            t.ackBytes = 0;
+            t.fcBytes = 0;
+            t.skipBytes = 0;
+        }
+        freeAtPs = timeAt(wireBytes);
+        t.freeAfterPs = freeAtPs;
+        ring[(int) (cSeq & ringMask)] = t;
+        cSeq++;
+        nextChangePs = Math.min(nextChangePs, start);
+        queued.setAt(t.readyPs, cSeq - sSeq);
+        if (tracing) {
+            queueSignal.set(cSeq - sSeq);
+        }
+    }
+
+    /** The DLLP and SKIP bytes that follow a TLP whose bytes crossed their intervals. */
+    private void appendOverhead(Tlp t) {
         int ack = 0;
         int fc = 0;
         int skip = 0;
@@ -364,15 +387,6 @@ public final class LinkTransmitter extends Module {
         t.ackBytes = ack;
         t.fcBytes = fc;
         t.skipBytes = skip;
-        freeAtPs = timeAt(wireBytes);
-        t.freeAfterPs = freeAtPs;
-        ring[(int) (cSeq & ringMask)] = t;
-        cSeq++;
-        nextChangePs = Math.min(nextChangePs, start);
-        queued.setAt(t.readyPs, cSeq - sSeq);
-        if (tracing) {
-            queueSignal.set(cSeq - sSeq);
-        }
     }
 
     /** The TLP at sSeq has started: it leaves the queue and its class slot frees. */
@@ -390,22 +404,27 @@ public final class LinkTransmitter extends Module {
         sSeq++;
         queued.setAt(start, cSeq - sSeq);
         classCount[t.kind.ordinal()]--;
+        count(t);
+        if (tracing) {
+            queueSignal.set(cSeq - sSeq);
+            busySignal.set(1);
+        }
+    }
+
+    private void count(Tlp t) {
         startedBytes += t.wireBytes + t.ackBytes + t.fcBytes + t.skipBytes;
-        switch (t.kind) {
-            case MWR -> {
-                tlpsMwr.inc();
-                bytesMwr.add(t.wireBytes);
-                payloadBytes.add(t.length);
-            }
-            case MRD -> {
-                tlpsMrd.inc();
-                bytesMrd.add(t.wireBytes);
-            }
-            case CPLD -> {
-                tlpsCpld.inc();
-                bytesCpld.add(t.wireBytes);
-                payloadBytes.add(t.length);
-            }
+        TlpKind k = t.kind;
+        if (k == TlpKind.MWR) {
+            tlpsMwr.inc();
+            bytesMwr.add(t.wireBytes);
+            payloadBytes.add(t.length);
+        } else if (k == TlpKind.MRD) {
+            tlpsMrd.inc();
+            bytesMrd.add(t.wireBytes);
+        } else {
+            tlpsCpld.inc();
+            bytesCpld.add(t.wireBytes);
+            payloadBytes.add(t.length);
         }
         if (t.ackBytes != 0) {
             bytesAck.add(t.ackBytes);
@@ -415,10 +434,6 @@ public final class LinkTransmitter extends Module {
         }
         if (t.skipBytes != 0) {
             bytesSkip.add(t.skipBytes);
-        }
-        if (tracing) {
-            queueSignal.set(cSeq - sSeq);
-            busySignal.set(1);
         }
     }
 
@@ -649,7 +664,12 @@ public final class LinkTransmitter extends Module {
     /** TLPs serialized and not yet delivered. */
     public int onWire() {
         advance();
-        return (int) (eSeq - dSeq);
+        long now = now();
+        long q = dSeq;
+        while (q < sSeq && ring[(int) (q & ringMask)].endPs <= now) {
+            q++;
+        }
+        return (int) (q - dSeq);
     }
 
     /** Picoseconds {@code bytes} take on this link at the raw rate (rounded up); for tools, not for the model. */
