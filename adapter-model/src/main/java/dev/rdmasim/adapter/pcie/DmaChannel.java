@@ -78,6 +78,7 @@ public final class DmaChannel {
         int tail = head + count;
         ring[tail < ring.length ? tail : tail - ring.length] = r;
         count++;
+        engine.queuedRequests++;
         submitted.inc();
         occupancy.set(count);
         occupancySignal.set(count);
@@ -94,6 +95,7 @@ public final class DmaChannel {
         ring[head] = null;
         head = head + 1 == ring.length ? 0 : head + 1;
         count--;
+        engine.queuedRequests--;
         occupancy.set(count);
         occupancySignal.set(count);
         if (refused && retry != null && !retryEvent.scheduled()) {

@@ -41,6 +41,11 @@ public final class DmaEngine extends Module {
         }
 
         @Override
+        public boolean bracketsLinkEvents() {
+            return true;
+        }
+
+        @Override
         public void linkEventBegin() {
             inLinkEvent = true;
         }
@@ -68,6 +73,10 @@ public final class DmaEngine extends Module {
     private static final long MAX_LATENCY_NS = 1_000_000_000L;
 
     private final PcieConfig cfg;
+    // Per-TLP figures of the configuration, read once.
+    private final int requestOverhead;
+    private final int mps;
+    private final int mrrs;
     private final TlpPool pool;
     private final LinkTransmitter up;
     private final List<DmaChannel> channels = new ArrayList<>();
@@ -75,6 +84,8 @@ public final class DmaEngine extends Module {
     private int rrNext;
     private final Event pump;
     private boolean pumping;
+    /** Requests waiting in all channels together; kept by the channels. */
+    int queuedRequests;
     /** Inside a link event that calls into this engine; its last step is {@link LinkEnd#linkEventEnd}. */
     private boolean inLinkEvent;
     /** A pump that runs at the tail of the current link event instead of in its own event. */
@@ -107,6 +118,9 @@ public final class DmaEngine extends Module {
     DmaEngine(Module parent, String name, PcieConfig cfg, TlpPool pool, LinkTransmitter up) {
         super(parent, name);
         this.cfg = cfg;
+        this.requestOverhead = cfg.requestOverheadBytes();
+        this.mps = cfg.mps();
+        this.mrrs = cfg.mrrs();
         this.pool = pool;
         this.up = up;
         this.pump = sim().event(fullName() + ".pump", this::onPump);
@@ -199,32 +213,40 @@ public final class DmaEngine extends Module {
     }
 
     /**
-     * Asks for a pump at the current instant, after the code now running. Normally that is a zero-delay event. But
-     * inside a link event, when no other event is pending at this instant, that event would be the very next one to
-     * run (anything scheduled for now later on runs after it), so the pump is owed to the link event's tail instead:
-     * same state, same schedules in the same order, one event fewer.
+     * Asks for a pump at the current instant. Called by a client's submission outside any link event, it pumps at
+     * once: nothing else of this engine is running, and a pump issues nothing a channel is not entitled to by
+     * round-robin. Inside one of the link's events (a delivery or send completion, a wake-up for queue space, or a
+     * client callback they make) the pump runs at the event's tail instead, after the callback and the rest of the
+     * event, so no TLP is issued in the middle of the engine's own bookkeeping. Either way it costs no event.
      */
     void wake() {
         if (pumping || pumpOwed || pump.scheduled()) {
             return;
         }
-        if (inLinkEvent && sim().nextEventTime() > now()) {
+        if (inLinkEvent) {
             pumpOwed = true;
         } else {
-            pump.scheduleIn(0);
+            onPump();
         }
     }
 
     private void onPump() {
+        if (queuedRequests == 0) {
+            return;
+        }
         pumping = true;
         try {
             int n = rr.length;
             int idle = 0;
-            // Round-robin, one TLP per turn, until a full round finds nobody able to go.
+            // Round-robin, one TLP per turn, until a full round finds nobody able to go (or nothing is left, which
+            // leaves rrNext where that round would have).
             while (idle < n) {
                 DmaChannel c = rr[rrNext];
                 rrNext = rrNext + 1 == n ? 0 : rrNext + 1;
-                if (issueOne(c)) {
+                if (c.queued() != 0 && issueOne(c)) {
+                    if (queuedRequests == 0) {
+                        break;
+                    }
                     idle = 0;
                 } else {
                     idle++;
@@ -243,72 +265,76 @@ public final class DmaEngine extends Module {
         long addr = r.hostAddress + r.issued;
         int left = r.length - r.issued;
         int toPage = PcieConfig.PAGE_BOUNDARY - (int) (addr & (PcieConfig.PAGE_BOUNDARY - 1));
-        switch (r.kind) {
-            case READ -> {
-                if (!up.canAccept(TlpKind.MRD)) {
-                    return false;
-                }
-                if (freeTagCount == 0) {
-                    tagStalls.inc();
-                    return false;
-                }
-                int len = Math.min(left, Math.min(cfg.mrrs(), toPage));
-                int tag = freeTags[--freeTagCount];
-                tagRequest[tag] = r;
-                tagAddress[tag] = addr;
-                tagBufferOffset[tag] = r.offset + r.issued;
-                tagRemaining[tag] = len;
-                tagIssuePs[tag] = now();
-                tagsInUse.set(tagsInUse());
-                tagsSignal.set(tagsInUse());
-                Tlp t = pool.acquire(TlpKind.MRD);
-                t.address = addr;
-                t.length = len;
-                t.tag = tag;
-                t.wireBytes = cfg.requestOverheadBytes();
-                r.issued += len;
-                mrds.inc();
-                if (r.issued == r.length) {
-                    c.pop();
-                }
-                up.enqueue(t);
-            }
-            case WRITE -> {
-                if (!up.canAccept(TlpKind.MWR)) {
-                    return false;
-                }
-                int len = Math.min(left, Math.min(cfg.mps(), toPage));
-                Tlp t = pool.acquire(TlpKind.MWR);
-                t.address = addr;
-                t.length = len;
-                t.wireBytes = cfg.requestOverheadBytes() + len;
-                System.arraycopy(r.buffer, r.offset + r.issued, t.payload, 0, len);
-                t.owner = r;
-                r.issued += len;
-                t.last = r.issued == r.length;
-                t.notifyOnApply = t.last && r.notifyApplied;
-                mwrs.inc();
-                if (t.last) {
-                    c.pop();
-                }
-                up.enqueue(t);
-            }
+        return r.kind == DmaRequest.Kind.READ ? issueRead(c, r, addr, Math.min(left, Math.min(mrrs, toPage)))
+                : issueWrite(c, r, addr, Math.min(left, Math.min(mps, toPage)));
+    }
+
+    private boolean issueRead(DmaChannel c, DmaRequest r, long addr, int len) {
+        if (!up.canAccept(TlpKind.MRD)) {
+            return false;
         }
+        if (freeTagCount == 0) {
+            tagStalls.inc();
+            return false;
+        }
+        int tag = freeTags[--freeTagCount];
+        tagRequest[tag] = r;
+        tagAddress[tag] = addr;
+        tagBufferOffset[tag] = r.offset + r.issued;
+        tagRemaining[tag] = len;
+        tagIssuePs[tag] = now();
+        tagsInUse.set(tagsInUse());
+        tagsSignal.set(tagsInUse());
+        Tlp t = pool.acquire(TlpKind.MRD);
+        t.address = addr;
+        t.length = len;
+        t.tag = tag;
+        t.wireBytes = requestOverhead;
+        r.issued += len;
+        mrds.inc();
+        if (r.issued == r.length) {
+            c.pop();
+        }
+        up.enqueue(t);
+        return true;
+    }
+
+    private boolean issueWrite(DmaChannel c, DmaRequest r, long addr, int len) {
+        if (!up.canAccept(TlpKind.MWR)) {
+            return false;
+        }
+        Tlp t = pool.acquire(TlpKind.MWR);
+        t.address = addr;
+        t.length = len;
+        t.wireBytes = requestOverhead + len;
+        System.arraycopy(r.buffer, r.offset + r.issued, t.payload, 0, len);
+        t.owner = r;
+        r.issued += len;
+        t.last = r.issued == r.length;
+        // The write's writeSent waits for its last TLP to leave.
+        t.notifySent = t.last;
+        t.notifyOnApply = t.last && r.notifyApplied;
+        mwrs.inc();
+        if (t.last) {
+            c.pop();
+        }
+        up.enqueue(t);
         return true;
     }
 
     private void receive(Tlp t) {
-        switch (t.kind) {
-            case CPLD -> completion(t);
-            case MWR -> {
-                if (mmioTarget == null) {
-                    throw new InvariantViolation(fullName() + ": MMIO write arrived but no MMIO target is set");
-                }
-                mmioWrites.inc();
-                mmioTarget.mmioWrite(t.address, t.payload, 0, t.length);
-                pool.release(t);
+        // Comparisons rather than an enum switch, which costs a lookup table per TLP.
+        if (t.kind == TlpKind.CPLD) {
+            completion(t);
+        } else if (t.kind == TlpKind.MWR) {
+            if (mmioTarget == null) {
+                throw new InvariantViolation(fullName() + ": MMIO write arrived but no MMIO target is set");
             }
-            case MRD -> throw new InvariantViolation(fullName() + ": the device does not serve host reads, got " + t);
+            mmioWrites.inc();
+            mmioTarget.mmioWrite(t.address, t.payload, 0, t.length);
+            pool.release(t);
+        } else {
+            throw new InvariantViolation(fullName() + ": the device does not serve host reads, got " + t);
         }
     }
 
@@ -349,6 +375,7 @@ public final class DmaEngine extends Module {
 
     private void sent(Tlp t) {
         if (t.kind == TlpKind.MWR && t.last) {
+            // Only such TLPs ask to hear of their end (notifySent).
             DmaRequest r = t.owner;
             writeRequests.inc();
             writeBytes.add(r.length);

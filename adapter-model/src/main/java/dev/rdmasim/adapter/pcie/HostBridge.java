@@ -14,9 +14,10 @@ import java.util.Objects;
  * arrival order (or turns writes into the MSI-X window into interrupts), answers device reads after the host read
  * latency with completions cut at MPS or RCB boundaries, and sends host MMIO writes downstream.
  *
- * <p>A read request is served by reading memory when its latency has elapsed, so it sees every write that arrived
- * before it. Its completions enter the same in-order downstream queue as MMIO writes, so a completion never passes
- * an earlier posted write.
+ * <p>Host memory is sampled when a read request reaches the root complex: it sees every write that arrived before
+ * it, and none that arrives while it waits out the host read latency. Its completions are queued downstream at once,
+ * ready when that latency has passed; the downstream queue is served in ready order, so a completion never passes
+ * an MMIO write queued before it was ready.
  */
 public final class HostBridge extends Module {
     /** This block's side of the link, kept private so clients cannot inject TLPs. */
@@ -42,19 +43,26 @@ public final class HostBridge extends Module {
     private final TlpPool pool;
     private final LinkTransmitter down;
     private final int cplUnit;
+    // Per-TLP figures of the configuration, read once.
+    private final int rcbMask;
+    private final int completionOverhead;
+    private final int requestOverhead;
+    private final long readLatencyPs;
 
-    // Read requests waiting for the host read latency, in arrival order (all wait the same time).
-    private final Tlp[] reads;
+    // Read requests inside the host read latency, in arrival order (all wait the same time): when their
+    // completions are ready and how many there are. Their completions are already queued downstream; this only
+    // keeps the statistics, which count a read as served when its latency is over.
     private final long[] readDuePs;
+    private final int[] readCompletions;
     private int rHead;
     private int rCount;
-    private final Event serveRead;
+    /** Sets the pendingReads signal as reads leave; scheduled only while it is traced. */
+    private final Event trace;
 
     private InterruptHandler interruptHandler;
     private HostWriteObserver writeObserver;
     private Runnable mmioRetry;
     private boolean mmioRefused;
-    private final Event mmioRetryEvent;
 
     private final Counter writesApplied;
     private final Counter bytesApplied;
@@ -74,11 +82,14 @@ public final class HostBridge extends Module {
         this.pool = pool;
         this.down = down;
         this.cplUnit = cfg.rcbChunks() ? cfg.rcb() : cfg.mps();
+        this.rcbMask = cfg.rcb() - 1;
+        this.completionOverhead = cfg.completionOverheadBytes();
+        this.requestOverhead = cfg.requestOverheadBytes();
+        this.readLatencyPs = cfg.hostReadLatencyPs();
         // The device never has more reads outstanding than tags.
-        this.reads = new Tlp[cfg.readTags()];
         this.readDuePs = new long[cfg.readTags()];
-        this.serveRead = sim().event(fullName() + ".serveRead", this::onServeRead);
-        this.mmioRetryEvent = sim().event(fullName() + ".mmioRetry", this::onMmioRetry);
+        this.readCompletions = new int[cfg.readTags()];
+        this.trace = sim().event(fullName() + ".trace", this::onTrace);
         var s = stats();
         writesApplied = s.counter("writesApplied", "TLPs", "device memory writes applied to host memory");
         bytesApplied = s.counter("bytesApplied", "B", "bytes written to host memory by the device");
@@ -89,6 +100,7 @@ public final class HostBridge extends Module {
         mmioBytes = s.counter("mmioBytes", "B", "bytes of host MMIO writes");
         mmioRefusals = s.counter("mmioRefusals", "writes", "MMIO writes refused because the posted queue was full");
         pendingReads = s.timeAverage("pendingReads", "MRd", "read requests waiting for host memory");
+        s.setRefresh(this::advance);
         pendingReadsSignal = signal("pendingReads", 16);
     }
 
@@ -112,7 +124,9 @@ public final class HostBridge extends Module {
         this.writeObserver = observer;
     }
 
-    /** Called (in its own event) after a refused {@link #mmioWrite} once the posted queue has room. */
+    /**
+     * Called (in its own event, at the instant the posted queue has room again) after a refused {@link #mmioWrite}.
+     */
     public void setMmioRetry(Runnable retry) {
         this.mmioRetry = retry;
     }
@@ -136,7 +150,7 @@ public final class HostBridge extends Module {
         Tlp t = pool.acquire(TlpKind.MWR);
         t.address = barOffset;
         t.length = len;
-        t.wireBytes = cfg.requestOverheadBytes() + len;
+        t.wireBytes = requestOverhead + len;
         System.arraycopy(src, off, t.payload, 0, len);
         mmioWrites.inc();
         mmioBytes.add(len);
@@ -145,26 +159,13 @@ public final class HostBridge extends Module {
     }
 
     private void receive(Tlp t) {
-        switch (t.kind) {
-            case MWR -> applyWrite(t);
-            case MRD -> {
-                if (rCount == reads.length) {
-                    throw new InvariantViolation(fullName() + ": more reads outstanding than tags");
-                }
-                int slot = rHead + rCount;
-                if (slot >= reads.length) {
-                    slot -= reads.length;
-                }
-                reads[slot] = t;
-                readDuePs[slot] = now() + cfg.hostReadLatencyPs();
-                rCount++;
-                pendingReads.set(rCount);
-                pendingReadsSignal.set(rCount);
-                if (!serveRead.scheduled()) {
-                    serveRead.schedule(readDuePs[rHead]);
-                }
-            }
-            case CPLD -> throw new InvariantViolation(fullName() + ": the host never reads from the device, yet got " + t);
+        // Comparisons rather than an enum switch, which costs a lookup table per TLP.
+        if (t.kind == TlpKind.MWR) {
+            applyWrite(t);
+        } else if (t.kind == TlpKind.MRD) {
+            serveRead(t);
+        } else {
+            throw new InvariantViolation(fullName() + ": the host never reads from the device, yet got " + t);
         }
     }
 
@@ -201,36 +202,68 @@ public final class HostBridge extends Module {
         }
     }
 
-    private void onServeRead() {
-        Tlp req = reads[rHead];
-        reads[rHead] = null;
-        rHead = rHead + 1 == reads.length ? 0 : rHead + 1;
-        rCount--;
-        pendingReads.set(rCount);
-        pendingReadsSignal.set(rCount);
-        if (rCount > 0) {
-            serveRead.schedule(readDuePs[rHead]);
+    /** Reads host memory now and queues the completions, ready once the host read latency has passed. */
+    private void serveRead(Tlp req) {
+        advance();
+        if (rCount == readDuePs.length) {
+            throw new InvariantViolation(fullName() + ": more reads outstanding than tags");
         }
-        readsServed.inc();
+        long due = now() + readLatencyPs;
         long addr = req.address;
         int remaining = req.length;
         int tag = req.tag;
         pool.release(req);
+        int n = 0;
         // Every completion but the last ends on an RCB boundary; after the first, chunks are whole units.
-        int chunk = Math.min(remaining, cplUnit - (int) (addr & (cfg.rcb() - 1)));
+        int chunk = Math.min(remaining, cplUnit - (int) (addr & rcbMask));
         while (remaining > 0) {
             Tlp c = pool.acquire(TlpKind.CPLD);
             c.address = addr;
             c.length = chunk;
             c.tag = tag;
             c.byteCount = remaining;
-            c.wireBytes = cfg.completionOverheadBytes() + chunk;
+            c.wireBytes = completionOverhead + chunk;
             memory.read(addr, c.payload, 0, chunk);
-            completions.inc();
-            down.enqueue(c);
+            down.enqueue(c, due);
+            n++;
             addr += chunk;
             remaining -= chunk;
             chunk = Math.min(remaining, cplUnit);
+        }
+        int slot = rHead + rCount;
+        if (slot >= readDuePs.length) {
+            slot -= readDuePs.length;
+        }
+        readDuePs[slot] = due;
+        readCompletions[slot] = n;
+        rCount++;
+        pendingReads.set(rCount);
+        pendingReadsSignal.set(rCount);
+        // With no latency the read is over at once.
+        advance();
+        if (pendingReadsSignal.enabled() && rCount > 0 && !trace.scheduled()) {
+            trace.schedule(readDuePs[rHead]);
+        }
+    }
+
+    /** Counts the reads whose latency is over as served, each at its own instant. */
+    private void advance() {
+        long now = now();
+        while (rCount > 0 && readDuePs[rHead] <= now) {
+            long due = readDuePs[rHead];
+            readsServed.inc();
+            completions.add(readCompletions[rHead]);
+            rHead = rHead + 1 == readDuePs.length ? 0 : rHead + 1;
+            rCount--;
+            pendingReads.setAt(due, rCount);
+            pendingReadsSignal.set(rCount);
+        }
+    }
+
+    private void onTrace() {
+        advance();
+        if (rCount > 0) {
+            trace.schedule(readDuePs[rHead]);
         }
     }
 
@@ -238,29 +271,27 @@ public final class HostBridge extends Module {
         // Nothing waits for host-side TLPs to leave.
     }
 
+    /** Runs in the link's own wake-up event, so the retry needs no event of its own. */
     private void txSpace() {
-        if (mmioRefused && mmioRetry != null && !mmioRetryEvent.scheduled() && down.canAccept(TlpKind.MWR)) {
-            mmioRetryEvent.scheduleIn(0);
+        if (mmioRefused && mmioRetry != null && down.canAccept(TlpKind.MWR)) {
+            mmioRefused = false;
+            mmioRetry.run();
         }
-    }
-
-    private void onMmioRetry() {
-        mmioRefused = false;
-        mmioRetry.run();
     }
 
     /** Read requests waiting for host memory. */
     public int pendingReads() {
+        advance();
         return rCount;
     }
 
     @Override
     protected void onReset() {
+        advance();
         if (rCount != 0) {
             throw new InvariantViolation(fullName() + ": reset with device reads still being served");
         }
-        serveRead.cancel();
-        mmioRetryEvent.cancel();
+        trace.cancel();
         mmioRefused = false;
     }
 }

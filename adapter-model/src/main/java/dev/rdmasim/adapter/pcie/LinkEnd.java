@@ -5,11 +5,19 @@ interface LinkEnd {
     /** A TLP arrived (its last byte passed the receiver's LCRC check); the receiver now owns it. */
     void receive(Tlp tlp);
 
-    /** The last byte of a TLP this end queued has left on the wire; the TLP is still valid during the call. */
+    /**
+     * The last byte of a TLP this end queued with {@link Tlp#notifySent} has left on the wire; the TLP is still valid
+     * during the call.
+     */
     void sent(Tlp tlp);
 
-    /** A slot in this end's transmit queue became free. */
+    /** After {@link LinkTransmitter#canAccept} refused this end, a slot of the refused class became free. */
     void txSpace();
+
+    /** True if this end wants {@link #linkEventBegin} and its companions; the link asks once, when connected. */
+    default boolean bracketsLinkEvents() {
+        return false;
+    }
 
     /**
      * The link is about to run one of its events (which may call into either end and, through them, their clients);

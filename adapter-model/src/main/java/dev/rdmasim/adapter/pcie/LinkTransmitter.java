@@ -11,19 +11,28 @@ import dev.rdmasim.kernel.wave.Signal;
  * One direction of the link: a transmit queue, the serializer that puts TLPs and data-link overhead on the wire
  * at the raw rate, and the wire itself (a fixed pipeline latency) up to the receiver.
  *
- * <p>The queue is served strictly in arrival order, which satisfies every PCIe ordering rule (posted writes never
- * pass each other, completions never pass posted writes). Each traffic class (posted, non-posted, completion) has
- * its own limit, so a full class is refused without blocking the others from being accepted.
+ * <p>The queue is served in order of the time each TLP becomes ready (its enqueue time, or later for a completion
+ * waiting for host memory), ties in enqueue order. That satisfies every PCIe ordering rule: posted writes never pass
+ * each other, and a completion never passes a posted write queued before it was ready. Each traffic class (posted,
+ * non-posted, completion) has its own limit, so a full class is refused without blocking the others from being
+ * accepted. A TLP holds its class slot until it starts on the wire.
  *
  * <p>Data-link overhead is real bytes in the same stream: after the TLP that completes each {@code ackLimit} bytes
  * of link traffic an 8 B Ack DLLP follows, likewise an 8 B flow-control update every {@code fcUpdateLimit} bytes and
  * a 4 B SKIP every 1538 bytes. Time is derived from the cumulative byte count since the link last went idle, so no
  * rounding accumulates.
+ *
+ * <p>Timing is computed, not stepped: since the queue is served in order, a TLP's start is the later of its ready
+ * time and the end of the bytes before it, so its start, end and arrival are fixed as soon as no TLP can be queued
+ * ahead of it any more, which is when its ready time has come (it is "committed" then, normally at enqueue). The
+ * only events are the delivery of the oldest TLP on the wire, {@link LinkEnd#sent} for TLPs marked
+ * {@link Tlp#notifySent}, a wake-up for a sender that was refused (at the instant its class has room again) and,
+ * only while a signal of this link is traced, the instants the signals change. Everything else (class slots freed,
+ * statistics, counters) is brought up to the current time whenever the link is touched, by {@link #advance}.
  */
 public final class LinkTransmitter extends Module {
-    private static final int POSTED = 0;
-    private static final int NON_POSTED = 1;
-    private static final int COMPLETION = 2;
+    private static final int CLASSES = 3;
+    private static final long NEVER = Long.MAX_VALUE;
 
     private final long linkLatencyPs;
     private final long psNum;
@@ -32,22 +41,47 @@ public final class LinkTransmitter extends Module {
     private final int psDenShift;
     private final int ackLimit;
     private final int fcLimit;
+    private final int wireCapacity;
 
-    private final int[] classLimit = new int[3];
-    private final int[] classCount = new int[3];
-    private final Tlp[] queue;
-    private int qHead;
-    private int qCount;
+    private final int[] classLimit = new int[CLASSES];
+    /** TLPs of each class accepted and not yet started (as of the last {@link #advance}). */
+    private final int[] classCount = new int[CLASSES];
 
-    private final Tlp[] flight;
-    private final long[] flightArrivePs;
-    private int fHead;
-    private int fCount;
+    /**
+     * Committed, undelivered TLPs in wire order, indexed by sequence number (masked). Delivered below dSeq; started
+     * below sSeq (observed); committed below cSeq. While the onWire signal is traced, the last byte of those below
+     * eSeq has been observed to leave.
+     */
+    private final Tlp[] ring;
+    private final int ringMask;
+    private long dSeq;
+    private long eSeq;
+    private long sSeq;
+    private long cSeq;
+
+    /** TLPs not yet ready, in ready order (ties in enqueue order): a later enqueue may still go ahead of them. */
+    private final Tlp[] pend;
+    private final int pendMask;
+    private int pHead;
+    private int pCount;
+
+    /** Sequence numbers of committed TLPs marked notifySent whose end has not been reported, in order. */
+    private final long[] notify;
+    private long nHead;
+    private long nTail;
+
+    /** Classes whose sender was refused and waits for a slot, one bit per class. */
+    private int waiting;
+    /** The earliest instant at which {@link #advance} has something to do. */
+    private long nextChangePs = NEVER;
 
     private LinkEnd sender;
     private LinkEnd receiver;
+    /** The ends that bracket this link's events ({@link LinkEnd#bracketsLinkEvents}), or null. */
+    private LinkEnd bracketSender;
+    private LinkEnd bracketReceiver;
 
-    private Tlp current;
+    // Serializer state after the last committed TLP.
     private long wireBytes;
     private long anchorBytes;
     private long anchorPs;
@@ -56,9 +90,18 @@ public final class LinkTransmitter extends Module {
     private long sinceFc;
     private long sinceSkip;
 
-    private final Event txDone;
-    private final Event linkFree;
+    // Observed state (as of the last advance): bytes that have started, and the busy level last reported.
+    private long startedBytes;
+    private boolean busyOn;
+    /** Serializer free after the last started TLP and its DLLPs; busy drops then unless the next TLP follows. */
+    private long busyOffPs;
+
     private final Event deliver;
+    private final Event sentEvent;
+    private final Event wake;
+    /** Signal changes; scheduled only while a signal of this link is traced. */
+    private final Event trace;
+    private final boolean tracing;
 
     private final Counter tlpsMwr;
     private final Counter tlpsMrd;
@@ -94,19 +137,26 @@ public final class LinkTransmitter extends Module {
         this.psDenShift = Long.numberOfTrailingZeros(psDen);
         this.ackLimit = cfg.effectiveAckLimit();
         this.fcLimit = cfg.effectiveFcUpdateLimit();
-        classLimit[POSTED] = postedLimit;
-        classLimit[NON_POSTED] = nonPostedLimit;
-        classLimit[COMPLETION] = completionLimit;
-        this.queue = new Tlp[Math.max(1, postedLimit + nonPostedLimit + completionLimit)];
+        classLimit[TlpKind.MWR.ordinal()] = postedLimit;
+        classLimit[TlpKind.MRD.ordinal()] = nonPostedLimit;
+        classLimit[TlpKind.CPLD.ordinal()] = completionLimit;
+        int queueCap = Math.max(1, postedLimit + nonPostedLimit + completionLimit);
         // TLPs leave at least one minimal TLP time apart, so the wire holds a bounded number of them.
         int minTlp = Math.min(cfg.completionOverheadBytes(), cfg.requestOverheadBytes());
-        int flightCap = (int) Math.min(1 << 20, linkLatencyPs * psDen / (minTlp * psNum) + 2);
-        this.flight = new Tlp[flightCap];
-        this.flightArrivePs = new long[flightCap];
+        this.wireCapacity = (int) Math.min(1 << 20, linkLatencyPs * psDen / (minTlp * psNum) + 2);
+        // Undelivered TLPs: waiting in the queue, one serializing, the rest on the wire.
+        int ringCap = Integer.highestOneBit(queueCap + 1 + wireCapacity - 1) * 2;
+        this.ring = new Tlp[ringCap];
+        this.ringMask = ringCap - 1;
+        this.notify = new long[ringCap];
+        int pendCap = Integer.highestOneBit(queueCap - 1 | 1) * 2;
+        this.pend = new Tlp[pendCap];
+        this.pendMask = pendCap - 1;
 
-        this.txDone = sim().event(fullName() + ".txDone", () -> linkEvent(TX_DONE));
-        this.linkFree = sim().event(fullName() + ".linkFree", () -> linkEvent(LINK_FREE));
         this.deliver = sim().event(fullName() + ".deliver", () -> linkEvent(DELIVER));
+        this.sentEvent = sim().event(fullName() + ".sent", () -> linkEvent(SENT));
+        this.wake = sim().event(fullName() + ".wake", () -> linkEvent(WAKE));
+        this.trace = sim().event(fullName() + ".trace", this::onTrace);
 
         var s = stats();
         tlpsMwr = s.counter("tlpsMWr", "TLPs", "memory write TLPs sent");
@@ -125,9 +175,12 @@ public final class LinkTransmitter extends Module {
                 () -> (double) (bytesAck.value() + bytesFc.value() + bytesSkip.value())
                         / Math.max(1, bytesAck.value() + bytesFc.value() + bytesSkip.value()
                         + bytesMwr.value() + bytesMrd.value() + bytesCpld.value()));
+        // Counters and levels change at instants no event marks; a dump or reset first brings them up to now.
+        s.setRefresh(this::advance);
         busySignal = signal("busy", 1);
         queueSignal = signal("queued", 16);
         flightSignal = signal("onWire", 16);
+        tracing = busySignal.enabled() || queueSignal.enabled() || flightSignal.enabled();
     }
 
     private static long gcd(long a, long b) {
@@ -137,96 +190,250 @@ public final class LinkTransmitter extends Module {
     void connect(LinkEnd from, LinkEnd to) {
         this.sender = from;
         this.receiver = to;
+        this.bracketSender = from.bracketsLinkEvents() ? from : null;
+        this.bracketReceiver = to.bracketsLinkEvents() ? to : null;
     }
 
-    /** The ordering class of a TLP kind; {@link TlpKind} declares its kinds in class order (MWR, MRD, CPLD). */
-    private static int trafficClass(TlpKind kind) {
-        return kind.ordinal();
-    }
-
-    /** True if a TLP of this kind would be accepted by {@link #enqueue} now. */
+    /**
+     * True if a TLP of this kind would be accepted by {@link #enqueue} now. A refusal counts as the sender waiting:
+     * it hears {@link LinkEnd#txSpace} at the instant a slot of that class frees.
+     */
     boolean canAccept(TlpKind kind) {
-        int c = trafficClass(kind);
-        return classCount[c] < classLimit[c];
+        int c = kind.ordinal();
+        if (classCount[c] >= classLimit[c]) {
+            advance();
+            if (classCount[c] >= classLimit[c]) {
+                waiting |= 1 << c;
+                armWake();
+                return false;
+            }
+        }
+        if ((waiting & 1 << c) != 0) {
+            waiting &= ~(1 << c);
+            if (waiting == 0) {
+                wake.cancel();
+            }
+        }
+        return true;
     }
 
-    /** Queues a TLP whose fields are set; the caller must have checked {@link #canAccept}. */
+    /** Queues a TLP ready now; the caller must have checked {@link #canAccept}. */
     void enqueue(Tlp t) {
-        int c = trafficClass(t.kind);
+        enqueue(t, now());
+    }
+
+    /**
+     * Queues a TLP whose fields are set, to start no earlier than {@code readyPs} (not in the past). A TLP that
+     * asks for {@link Tlp#notifySent} must be ready now.
+     */
+    void enqueue(Tlp t, long readyPs) {
+        long now = now();
+        int c = t.kind.ordinal();
+        advance();
         if (classCount[c] >= classLimit[c]) {
             throw new InvariantViolation(fullName() + ": " + t.kind + " queued beyond its class limit " + classLimit[c]);
         }
+        if (readyPs < now || (t.notifySent && readyPs != now)) {
+            throw new InvariantViolation(fullName() + ": " + t + " ready at " + readyPs + " ps, now is " + now
+                    + " ps" + (t.notifySent ? " (a TLP whose end is reported must be ready now)" : ""));
+        }
         classCount[c]++;
-        t.queuedPs = now();
-        int tail = qHead + qCount;
-        queue[tail < queue.length ? tail : tail - queue.length] = t;
-        qCount++;
-        queued.set(qCount);
-        queueSignal.set(qCount);
-        if (current == null && !linkFree.scheduled()) {
-            startNext();
+        t.readyPs = readyPs;
+        boolean headChanged = dSeq == cSeq;
+        if (readyPs == now) {
+            // Everything still pending is ready later, so this TLP goes ahead of it: its timing is fixed now.
+            commit(t);
+            if (t.notifySent) {
+                notify[(int) (nTail++ & ringMask)] = cSeq - 1;
+                if (nTail - nHead == 1) {
+                    sentEvent.schedule(t.endPs);
+                }
+            }
+        } else {
+            // Behind every pending TLP ready at or before it.
+            int i = pCount;
+            while (i > 0 && pend[(pHead + i - 1) & pendMask].readyPs > readyPs) {
+                pend[(pHead + i) & pendMask] = pend[(pHead + i - 1) & pendMask];
+                i--;
+            }
+            pend[(pHead + i) & pendMask] = t;
+            pCount++;
+            nextChangePs = Math.min(nextChangePs, readyPs);
+            headChanged &= i == 0;
+        }
+        if (headChanged) {
+            armDelivery();
+        }
+        if (tracing) {
+            armTrace();
         }
     }
 
-    private void startNext() {
-        Tlp t = queue[qHead];
-        queue[qHead] = null;
-        qHead = qHead + 1 == queue.length ? 0 : qHead + 1;
-        qCount--;
-        classCount[trafficClass(t.kind)]--;
-        queued.set(qCount);
-        queueSignal.set(qCount);
+    /**
+     * Brings the link up to the current time: commits the pending TLPs whose ready time has come and observes starts
+     * and ends that have passed, in time order, reporting each change at its own instant to the statistics.
+     */
+    private void advance() {
+        if (now() >= nextChangePs) {
+            catchUp(now());
+        }
+    }
 
-        long now = now();
-        if (now > freeAtPs) {
-            // The link was idle: restart the byte clock here so the gap is not counted as bytes.
-            anchorPs = now;
+    private void catchUp(long now) {
+        while (true) {
+            long s = sSeq < cSeq ? ring[(int) (sSeq & ringMask)].startPs : NEVER;
+            long r = pCount > 0 ? pend[pHead].readyPs : NEVER;
+            // At equal times an earlier TLP leaves the queue before a later one enters it.
+            if (s <= r) {
+                if (s > now) {
+                    break;
+                }
+                started(ring[(int) (sSeq & ringMask)]);
+            } else {
+                if (r > now) {
+                    break;
+                }
+                Tlp t = pend[pHead];
+                pend[pHead] = null;
+                pHead = (pHead + 1) & pendMask;
+                pCount--;
+                commit(t);
+            }
+        }
+        if (busyOn && busyOffPs <= now && (sSeq == cSeq || ring[(int) (sSeq & ringMask)].startPs > busyOffPs)) {
+            busyOn = false;
+            busy.setAt(busyOffPs, 0);
+            if (tracing) {
+                busySignal.set(0);
+            }
+        }
+        // Next: a start, a ready time, or the serializer going idle; ends only matter to the onWire signal.
+        long next = sSeq < cSeq ? ring[(int) (sSeq & ringMask)].startPs : NEVER;
+        if (pCount > 0) {
+            next = Math.min(next, pend[pHead].readyPs);
+        }
+        if (busyOn) {
+            next = Math.min(next, busyOffPs);
+        }
+        if (tracing) {
+            while (eSeq < sSeq && ring[(int) (eSeq & ringMask)].endPs <= now) {
+                eSeq++;
+                flightSignal.set(eSeq - dSeq);
+            }
+            if (eSeq < sSeq) {
+                next = Math.min(next, ring[(int) (eSeq & ringMask)].endPs);
+            }
+        }
+        nextChangePs = next;
+    }
+
+    /** Fixes a TLP's place on the wire, at its ready time: after every TLP committed before it. */
+    private void commit(Tlp t) {
+        if (cSeq - dSeq == ring.length) {
+            throw new InvariantViolation(fullName() + ": more TLPs queued and on the wire than it can hold");
+        }
+        long start = t.readyPs;
+        if (start > freeAtPs) {
+            // The link is idle until then: restart the byte clock there so the gap is not counted as bytes.
+            anchorPs = start;
             anchorBytes = wireBytes;
+        } else {
+            start = freeAtPs;
         }
         account(t.wireBytes);
-        long tlpEndPs = timeAt(wireBytes);
-        countTlp(t);
+        t.startPs = start;
+        t.endPs = timeAt(wireBytes);
+        t.arrivePs = t.endPs + linkLatencyPs;
+        if (sinceAck >= ackLimit || sinceFc >= fcLimit || sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
+            appendOverhead(t);
+        } else {
+            t.ackBytes = 0;
+            t.fcBytes = 0;
+            t.skipBytes = 0;
+        }
+        freeAtPs = timeAt(wireBytes);
+        t.freeAfterPs = freeAtPs;
+        ring[(int) (cSeq & ringMask)] = t;
+        cSeq++;
+        nextChangePs = Math.min(nextChangePs, start);
+        queued.setAt(t.readyPs, cSeq - sSeq);
+        if (tracing) {
+            queueSignal.set(cSeq - sSeq);
+        }
+    }
+
+    /** The DLLP and SKIP bytes that follow a TLP whose bytes crossed their intervals. */
+    private void appendOverhead(Tlp t) {
+        int ack = 0;
+        int fc = 0;
+        int skip = 0;
         while (true) {
             if (sinceAck >= ackLimit) {
                 sinceAck -= ackLimit;
                 account(PcieConfig.DLLP_BYTES);
-                bytesAck.add(PcieConfig.DLLP_BYTES);
+                ack += PcieConfig.DLLP_BYTES;
             } else if (sinceFc >= fcLimit) {
                 sinceFc -= fcLimit;
                 account(PcieConfig.DLLP_BYTES);
-                bytesFc.add(PcieConfig.DLLP_BYTES);
+                fc += PcieConfig.DLLP_BYTES;
             } else if (sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
                 sinceSkip -= PcieConfig.SKIP_INTERVAL_BYTES;
                 account(PcieConfig.SKIP_BYTES);
-                bytesSkip.add(PcieConfig.SKIP_BYTES);
+                skip += PcieConfig.SKIP_BYTES;
             } else {
                 break;
             }
         }
-        freeAtPs = timeAt(wireBytes);
-        current = t;
-        busy.set(1);
-        busySignal.set(1);
-        txDone.schedule(tlpEndPs);
-        sender.txSpace();
+        t.ackBytes = ack;
+        t.fcBytes = fc;
+        t.skipBytes = skip;
     }
 
-    private void countTlp(Tlp t) {
-        switch (t.kind) {
-            case MWR -> {
-                tlpsMwr.inc();
-                bytesMwr.add(t.wireBytes);
-                payloadBytes.add(t.length);
-            }
-            case MRD -> {
-                tlpsMrd.inc();
-                bytesMrd.add(t.wireBytes);
-            }
-            case CPLD -> {
-                tlpsCpld.inc();
-                bytesCpld.add(t.wireBytes);
-                payloadBytes.add(t.length);
-            }
+    /** The TLP at sSeq has started: it leaves the queue and its class slot frees. */
+    private void started(Tlp t) {
+        long start = t.startPs;
+        if (busyOn && start > busyOffPs) {
+            busy.setAt(busyOffPs, 0);
+            busyOn = false;
+        }
+        if (!busyOn) {
+            busy.setAt(start, 1);
+            busyOn = true;
+        }
+        busyOffPs = t.freeAfterPs;
+        sSeq++;
+        queued.setAt(start, cSeq - sSeq);
+        classCount[t.kind.ordinal()]--;
+        count(t);
+        if (tracing) {
+            queueSignal.set(cSeq - sSeq);
+            busySignal.set(1);
+        }
+    }
+
+    private void count(Tlp t) {
+        startedBytes += t.wireBytes + t.ackBytes + t.fcBytes + t.skipBytes;
+        TlpKind k = t.kind;
+        if (k == TlpKind.MWR) {
+            tlpsMwr.inc();
+            bytesMwr.add(t.wireBytes);
+            payloadBytes.add(t.length);
+        } else if (k == TlpKind.MRD) {
+            tlpsMrd.inc();
+            bytesMrd.add(t.wireBytes);
+        } else {
+            tlpsCpld.inc();
+            bytesCpld.add(t.wireBytes);
+            payloadBytes.add(t.length);
+        }
+        if (t.ackBytes != 0) {
+            bytesAck.add(t.ackBytes);
+        }
+        if (t.fcBytes != 0) {
+            bytesFc.add(t.fcBytes);
+        }
+        if (t.skipBytes != 0) {
+            bytesSkip.add(t.skipBytes);
         }
     }
 
@@ -239,115 +446,230 @@ public final class LinkTransmitter extends Module {
 
     /** Time the byte at cumulative position {@code bytes} has fully left, rounded up to the picosecond. */
     private long timeAt(long bytes) {
-        long b = bytes - anchorBytes;
-        // b >= 0, so shift and mask give quotient and remainder; the remainder's share is rounded up.
-        long mask = psDen - 1;
-        return anchorPs + (b >>> psDenShift) * psNum + (((b & mask) * psNum + mask) >>> psDenShift);
+        return timeAt(anchorPs, bytes - anchorBytes);
     }
 
-    private static final int TX_DONE = 0;
-    private static final int LINK_FREE = 1;
-    private static final int DELIVER = 2;
+    private long timeAt(long fromPs, long b) {
+        // b >= 0, so shift and mask give quotient and remainder; the remainder's share is rounded up.
+        long mask = psDen - 1;
+        return fromPs + (b >>> psDenShift) * psNum + (((b & mask) * psNum + mask) >>> psDenShift);
+    }
+
+    /** Schedules the delivery of the oldest undelivered TLP, its arrival provisional while it is not committed. */
+    private void armDelivery() {
+        long at;
+        if (dSeq < cSeq) {
+            at = ring[(int) (dSeq & ringMask)].arrivePs;
+        } else if (pCount > 0) {
+            // Nothing is ahead of it on the wire: it would start at its ready time, or when the DLLPs are out.
+            Tlp t = pend[pHead];
+            at = t.readyPs > freeAtPs ? timeAt(t.readyPs, t.wireBytes) : timeAt(wireBytes + t.wireBytes);
+            at += linkLatencyPs;
+        } else {
+            deliver.cancel();
+            return;
+        }
+        if (!deliver.scheduled()) {
+            deliver.schedule(at);
+        } else if (deliver.time() != at) {
+            deliver.reschedule(at);
+        }
+    }
+
+    /** Schedules the wake-up for the waiting classes: when the first queued TLP of one of them starts. */
+    private void armWake() {
+        long at = NEVER;
+        for (long q = sSeq; q < cSeq; q++) {
+            Tlp t = ring[(int) (q & ringMask)];
+            if ((waiting & 1 << t.kind.ordinal()) != 0) {
+                at = t.startPs;
+                break;
+            }
+        }
+        for (int i = 0; i < pCount && at == NEVER; i++) {
+            // Not committed yet: look again once it is (its start is at or after its ready time).
+            Tlp t = pend[(pHead + i) & pendMask];
+            if ((waiting & 1 << t.kind.ordinal()) != 0) {
+                at = t.readyPs;
+            }
+        }
+        if (at == NEVER) {
+            throw new InvariantViolation(fullName() + ": a sender waits for a class with nothing queued");
+        }
+        if (!wake.scheduled()) {
+            wake.schedule(at);
+        } else if (wake.time() != at) {
+            wake.reschedule(at);
+        }
+    }
+
+    /** Schedules the next signal change, while signals are traced. */
+    private void armTrace() {
+        long at = nextChangePs;
+        if (at == NEVER) {
+            trace.cancel();
+        } else if (!trace.scheduled()) {
+            trace.schedule(at);
+        } else if (trace.time() != at) {
+            trace.reschedule(at);
+        }
+    }
+
+    private void onTrace() {
+        advance();
+        armTrace();
+    }
+
+    private static final int DELIVER = 0;
+    private static final int SENT = 1;
+    private static final int WAKE = 2;
 
     /**
      * Runs one of this link's events bracketed for both ends, so either can finish follow-up work of its own
      * (including work a callback into its clients asked for) at the event's tail; see DmaEngine#wake.
      */
     private void linkEvent(int which) {
-        sender.linkEventBegin();
-        receiver.linkEventBegin();
+        LinkEnd a = bracketSender;
+        LinkEnd b = bracketReceiver;
+        if (a != null) {
+            a.linkEventBegin();
+        }
+        if (b != null) {
+            b.linkEventBegin();
+        }
         try {
+            advance();
             switch (which) {
-                case TX_DONE -> onTxDone();
-                case LINK_FREE -> onLinkFree();
-                default -> onDeliver();
+                case DELIVER -> onDeliver();
+                case SENT -> onSent();
+                default -> onWake();
             }
         } catch (RuntimeException | Error e) {
-            receiver.linkEventAbandoned();
-            sender.linkEventAbandoned();
+            if (b != null) {
+                b.linkEventAbandoned();
+            }
+            if (a != null) {
+                a.linkEventAbandoned();
+            }
             throw e;
         }
-        receiver.linkEventEnd();
-        sender.linkEventEnd();
-    }
-
-    private void onTxDone() {
-        Tlp t = current;
-        current = null;
-        sender.sent(t);
-        if (fCount == flight.length) {
-            throw new InvariantViolation(fullName() + ": more TLPs on the wire than it can hold");
+        if (b != null) {
+            b.linkEventEnd();
         }
-        int slot = fHead + fCount;
-        if (slot >= flight.length) {
-            slot -= flight.length;
-        }
-        flight[slot] = t;
-        flightArrivePs[slot] = now() + linkLatencyPs;
-        fCount++;
-        flightSignal.set(fCount);
-        if (!deliver.scheduled()) {
-            deliver.schedule(flightArrivePs[fHead]);
-        }
-        if (freeAtPs <= now()) {
-            onLinkFree();
-        } else {
-            linkFree.schedule(freeAtPs);
-        }
-    }
-
-    private void onLinkFree() {
-        if (qCount > 0) {
-            startNext();
-        } else {
-            busy.set(0);
-            busySignal.set(0);
+        if (a != null) {
+            a.linkEventEnd();
         }
     }
 
     private void onDeliver() {
-        Tlp t = flight[fHead];
-        flight[fHead] = null;
-        fHead = fHead + 1 == flight.length ? 0 : fHead + 1;
-        fCount--;
-        flightSignal.set(fCount);
-        if (fCount > 0) {
-            deliver.schedule(flightArrivePs[fHead]);
+        long now = now();
+        Tlp t = dSeq < cSeq ? ring[(int) (dSeq & ringMask)] : null;
+        if (t == null || t.arrivePs != now) {
+            throw new InvariantViolation(fullName() + ": delivery at " + now + " ps finds " + t
+                    + (t == null ? "" : " arriving at " + t.arrivePs + " ps"));
+        }
+        boolean sentFirst = nHead < nTail && notify[(int) (nHead & ringMask)] == dSeq;
+        if (sentFirst) {
+            // Zero link latency: its end and its arrival are the same instant, and the end comes first.
+            nHead++;
+        }
+        ring[(int) (dSeq & ringMask)] = null;
+        dSeq++;
+        if (tracing) {
+            flightSignal.set(eSeq - dSeq);
+        }
+        armDelivery();
+        if (sentFirst) {
+            armSent();
+            sender.sent(t);
         }
         receiver.receive(t);
     }
 
+    private void onSent() {
+        long now = now();
+        while (nHead < nTail) {
+            Tlp t = ring[(int) (notify[(int) (nHead & ringMask)] & ringMask)];
+            if (t.endPs > now) {
+                break;
+            }
+            nHead++;
+            sender.sent(t);
+        }
+        armSent();
+    }
+
+    private void armSent() {
+        if (nHead == nTail) {
+            sentEvent.cancel();
+            return;
+        }
+        long at = ring[(int) (notify[(int) (nHead & ringMask)] & ringMask)].endPs;
+        if (!sentEvent.scheduled()) {
+            sentEvent.schedule(at);
+        } else if (sentEvent.time() != at) {
+            sentEvent.reschedule(at);
+        }
+    }
+
+    private void onWake() {
+        int free = 0;
+        for (int c = 0; c < CLASSES; c++) {
+            if ((waiting & 1 << c) != 0 && classCount[c] < classLimit[c]) {
+                free |= 1 << c;
+            }
+        }
+        waiting &= ~free;
+        if (waiting != 0) {
+            armWake();
+        }
+        if (free != 0) {
+            sender.txSpace();
+        }
+    }
+
     /** Fraction of time since the last statistics reset that the serializer was busy. */
     public double busyFraction() {
+        advance();
         return busy.average();
     }
 
-    /** All bytes ever put on the wire in this direction: TLPs, DLLPs and SKIPs. */
+    /** All bytes put on the wire in this direction so far: TLPs, DLLPs and SKIPs. */
     public long wireBytes() {
-        return wireBytes;
+        advance();
+        return startedBytes;
     }
 
     public long payloadBytes() {
+        advance();
         return payloadBytes.value();
     }
 
     public long overheadBytes() {
+        advance();
         return bytesAck.value() + bytesFc.value() + bytesSkip.value();
     }
 
     /** Most TLPs the wire can hold at once. */
     int wireCapacity() {
-        return flight.length;
+        return wireCapacity;
     }
 
     /** TLPs waiting to be serialized. */
     public int queued() {
-        return qCount;
+        advance();
+        return (int) (cSeq - sSeq);
     }
 
     /** TLPs serialized and not yet delivered. */
     public int onWire() {
-        return fCount;
+        advance();
+        long now = now();
+        long q = dSeq;
+        while (q < sSeq && ring[(int) (q & ringMask)].endPs <= now) {
+            q++;
+        }
+        return (int) (q - dSeq);
     }
 
     /** Picoseconds {@code bytes} take on this link at the raw rate (rounded up); for tools, not for the model. */
@@ -357,15 +679,21 @@ public final class LinkTransmitter extends Module {
 
     @Override
     protected void onReset() {
-        if (qCount != 0 || fCount != 0 || current != null) {
+        advance();
+        if (cSeq != dSeq || pCount != 0) {
             throw new InvariantViolation(fullName() + ": reset with TLPs still queued or on the wire");
         }
-        txDone.cancel();
-        linkFree.cancel();
         deliver.cancel();
+        sentEvent.cancel();
+        wake.cancel();
+        trace.cancel();
+        waiting = 0;
         wireBytes = anchorBytes = 0;
         anchorPs = freeAtPs = now();
         sinceAck = sinceFc = sinceSkip = 0;
+        startedBytes = 0;
+        busyOn = false;
+        nextChangePs = NEVER;
         busy.set(0);
         busySignal.set(0);
     }

@@ -26,8 +26,24 @@ public final class Tlp {
      * last TLP has left, its owner may reuse the request object for something else.
      */
     boolean notifyOnApply;
-    /** Time the TLP was queued for transmission, ps. */
-    long queuedPs;
+    /**
+     * The sender acts on {@link LinkEnd#sent}: the link calls it at the end of this TLP's serialization. Only such
+     * TLPs cost an event there.
+     */
+    boolean notifySent;
+
+    // Link timing, set by the LinkTransmitter that carries the TLP (ps).
+    /** Earliest time the TLP may start on the wire; it counts as queued from then on. */
+    long readyPs;
+    long startPs;
+    long endPs;
+    long arrivePs;
+    /** When the serializer is free again after this TLP and the DLLP / SKIP bytes that follow it. */
+    long freeAfterPs;
+    // DLLP and SKIP bytes that follow this TLP on the wire.
+    int ackBytes;
+    int fcBytes;
+    int skipBytes;
 
     Tlp(int maxPayload) {
         this.payload = new byte[maxPayload];
@@ -67,6 +83,7 @@ public final class Tlp {
         owner = null;
         last = false;
         notifyOnApply = false;
+        notifySent = false;
         address = 0;
         length = 0;
         tag = 0;

@@ -8,9 +8,10 @@ import dev.rdmasim.kernel.Simulator;
 import org.junit.jupiter.api.Test;
 
 /**
- * A read callback that submits the next read, inside the link's delivery event. The pump that issues the new read
- * must run after the callback and after every event already pending at that instant, exactly as a zero-delay event
- * would; when nothing else is pending it runs at the delivery event's tail and no pump event is executed.
+ * When the DMA engine turns submissions into TLPs. A submission from a client's own event issues at once, inside
+ * {@code submit}. A read callback that submits the next read runs inside the link's delivery event: the new read is
+ * issued at that event's tail, after the callback, never in the middle of it, and without an event of its own, even
+ * when other events are pending at the same instant.
  */
 class DmaPumpOrderTest {
     private static final long ADDR = 0x4000;
@@ -23,6 +24,7 @@ class DmaPumpOrderTest {
         final DmaRequest second = new DmaRequest();
         long firstDonePs = -1;
         long secondDonePs = -1;
+        long issuedInsideSubmit = -1;
         long issuedInsideCallback = -1;
         long issuedSeenByProbe = -1;
 
@@ -40,8 +42,11 @@ class DmaPumpOrderTest {
                     }
                 }
             };
-            first.read(ADDR, new byte[64], 0, 64, cb, 1);
-            assertThat(ch.submit(first)).isTrue();
+            sim.event("client", () -> {
+                first.read(ADDR, new byte[64], 0, 64, cb, 1);
+                assertThat(ch.submit(first)).isTrue();
+                issuedInsideSubmit = link.dma().readTlpsIssued();
+            }).schedule(0);
             if (probeAtPs > 0) {
                 // Armed 1 ps early, the probe is scheduled after the delivery but before anything the delivery asks for.
                 Event probe = sim.event("probe", () -> issuedSeenByProbe = link.dma().readTlpsIssued());
@@ -52,20 +57,22 @@ class DmaPumpOrderTest {
     }
 
     @Test
-    void pumpRunsAfterTheCallbackAndAfterEventsPendingAtTheSameInstant() {
+    void submissionsIssueAtOnceOrAtTheTailOfTheLinkEventWithoutEventsOfTheirOwn() {
         Run alone = new Run(0);
         long t = alone.firstDonePs;
+        assertThat(alone.issuedInsideSubmit).isEqualTo(1);
         assertThat(alone.issuedInsideCallback).isEqualTo(1); // not issued inside the client's callback
         assertThat(alone.link.dma().readTlpsIssued()).isEqualTo(2);
         // The second read is issued at the instant the first completed: it takes exactly as long.
         assertThat(alone.secondDonePs).isEqualTo(2 * t);
+        // The client's event and one delivery per TLP (two MRd, two CplD): nothing else.
+        assertThat(alone.sim.eventsExecuted()).isEqualTo(5);
 
         Run probed = new Run(t);
         assertThat(probed.firstDonePs).isEqualTo(t);
         assertThat(probed.issuedInsideCallback).isEqualTo(1);
-        assertThat(probed.issuedSeenByProbe).isEqualTo(1); // the pending probe ran before the pump
+        assertThat(probed.issuedSeenByProbe).isEqualTo(2); // the delivery's tail ran before the pending probe
         assertThat(probed.secondDonePs).isEqualTo(2 * t);
-        // Arm and probe, plus the pump, which had to be an event of its own this time.
-        assertThat(probed.sim.eventsExecuted() - alone.sim.eventsExecuted()).isEqualTo(3);
+        assertThat(probed.sim.eventsExecuted() - alone.sim.eventsExecuted()).isEqualTo(2); // arm and probe
     }
 }

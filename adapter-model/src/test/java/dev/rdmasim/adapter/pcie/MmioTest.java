@@ -105,6 +105,42 @@ class MmioTest {
         assertThat(perSecond).isCloseTo(expected, within(expected * 0.03));
     }
 
+    /**
+     * With room for one waiting write, the first write starts at once and the second waits for it; the third is
+     * refused, and the writer hears of it (in an event of its own) at the very picosecond the second starts, then the
+     * fourth at the picosecond the third starts: no earlier, no later, and no other event in between.
+     */
+    @Test
+    void aRefusedWriterIsRetriedTheInstantAQueueSlotFrees() {
+        Simulator sim = new Simulator(1);
+        PcieLink link = new PcieLink(sim, "pcie", PcieConfig.defaults().withQueues(8, 1), new HostMemory("host"));
+        List<Long> arrivals = new ArrayList<>();
+        link.dma().setMmioTarget((off, data, o, len) -> arrivals.add(sim.now()));
+        List<Long> retries = new ArrayList<>();
+        int[] written = {0};
+        Runnable writeUntilRefused = () -> {
+            while (written[0] < 4 && link.host().mmioWrite(WC, new byte[64], 0, 64)) {
+                written[0]++;
+            }
+        };
+        link.host().setMmioRetry(() -> {
+            retries.add(sim.now());
+            writeUntilRefused.run();
+        });
+        sim.event("start", writeUntilRefused).schedule(0);
+        sim.run();
+
+        // 88 wire bytes per write at 126.953125 ps per byte; the Ack DLLP (limit 203 B) follows the third write.
+        long second = (long) Math.ceil(88 * PS_PER_BYTE);
+        long third = (long) Math.ceil(176 * PS_PER_BYTE);
+        assertThat(retries).containsExactly(second, third);
+        assertThat(written[0]).isEqualTo(4);
+        assertThat(arrivals).hasSize(4);
+        assertThat(arrivals.get(2)).isEqualTo((long) Math.ceil(264 * PS_PER_BYTE) + PcieConfig.defaults().linkLatencyPs());
+        // The start, two retries and four deliveries.
+        assertThat(sim.eventsExecuted()).isEqualTo(7);
+    }
+
     @Test
     void oversizedMmioIsRejected() {
         Simulator sim = new Simulator(1);

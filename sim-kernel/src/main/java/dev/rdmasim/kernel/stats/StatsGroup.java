@@ -21,6 +21,7 @@ public final class StatsGroup {
     private final TimeSource time;
     private final List<Stat> stats = new ArrayList<>();
     private final Set<String> names = new HashSet<>();
+    private Runnable refresh;
 
     /**
      * @param path the owning block's hierarchical name: one or more names joined by dots
@@ -67,8 +68,35 @@ public final class StatsGroup {
         return add(new TimeAverage(info(name, unit, description), time));
     }
 
-    /** Clears all statistics; time averages restart at the current simulated time, keeping their current level. */
+    /**
+     * Installs the action that brings this group's statistics up to the current simulated time, for a block that
+     * updates them lazily (for instance with {@link TimeAverage#setAt}) rather than as each change happens. It runs
+     * before every dump of the registry and before {@link #reset}; anyone else reading such a group's statistics
+     * directly should call {@link #refresh} first.
+     *
+     * @throws IllegalStateException if the group already has one
+     */
+    public void setRefresh(Runnable action) {
+        Objects.requireNonNull(action, "action");
+        if (refresh != null) {
+            throw new IllegalStateException("statistics group " + path + " already has a refresh action");
+        }
+        refresh = action;
+    }
+
+    /** Runs the refresh action, if any (see {@link #setRefresh}). */
+    public void refresh() {
+        if (refresh != null) {
+            refresh.run();
+        }
+    }
+
+    /**
+     * Clears all statistics, after a {@link #refresh}; time averages restart at the current simulated time, keeping
+     * their current level.
+     */
     public void reset() {
+        refresh();
         // Formulas are derived from other statistics, so they have nothing of their own to clear.
         for (Stat stat : stats) {
             if (stat instanceof Counter c) {

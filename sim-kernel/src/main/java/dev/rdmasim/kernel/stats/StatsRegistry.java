@@ -69,7 +69,8 @@ public final class StatsRegistry {
     }
 
     /**
-     * Writes all statistics as one pretty-printed JSON object keyed by full statistic name, followed by a newline.
+     * Writes all statistics as one pretty-printed JSON object keyed by full statistic name, followed by a newline,
+     * refreshing each group (see {@link StatsGroup#setRefresh}) just before its statistics are written.
      * Flushes but does not close {@code out}.
      */
     public void writeJson(Writer out) throws IOException {
@@ -81,6 +82,7 @@ public final class StatsRegistry {
             json.setPrettyPrinter(pretty);
             json.writeStartObject();
             for (StatsGroup group : groups) {
+                group.refresh();
                 for (Stat stat : group.stats()) {
                     json.writeObjectFieldStart(stat.fullName());
                     writeJsonFields(json, stat);
@@ -153,6 +155,7 @@ public final class StatsRegistry {
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"name", "value", "unit", "description"});
         for (StatsGroup group : groups) {
+            group.refresh();
             for (Stat stat : group.stats()) {
                 addTextRows(rows, stat);
             }

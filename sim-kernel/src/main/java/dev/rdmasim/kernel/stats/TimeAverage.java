@@ -35,6 +35,27 @@ public final class TimeAverage extends Stat {
         }
     }
 
+    /**
+     * Sets the level held from {@code timePs} on, an instant that may already have passed: for blocks that work out
+     * their changes lazily and report them after the fact. Changes must come in time order; a change at the time of
+     * the last reset or later counts from there.
+     *
+     * @throws IllegalArgumentException if {@code timePs} is in the future
+     * @throws IllegalStateException if {@code timePs} is before the previous change or the last reset
+     */
+    public void setAt(long timePs, long newLevel) {
+        long now = time.nowPs();
+        if (timePs > now) {
+            throw new IllegalArgumentException(fullName() + ": level change at " + timePs
+                    + " ps is in the future (now " + now + " ps)");
+        }
+        accumulateTo(timePs);
+        level = newLevel;
+        if (newLevel > max) {
+            max = newLevel;
+        }
+    }
+
     /** The level currently held. */
     public long level() {
         return level;

@@ -155,6 +155,79 @@ class StatsGroupTest {
     }
 
     @Test
+    void setAtRecordsChangesThatAreReportedLate() {
+        TimeAverage busy = group.timeAverage("busy", "fraction", "Serializer busy");
+        TimeAverage live = group.timeAverage("live", "fraction", "The same, set as it happens");
+        // Busy over [10, 40) and [40, 40) (a zero-length glitch) and [70, 90); reported only at 100.
+        long[][] changes = {{10, 1}, {40, 0}, {40, 1}, {40, 0}, {70, 1}, {90, 0}};
+        for (long[] c : changes) {
+            time.set(c[0]);
+            live.set(c[1]);
+        }
+        time.set(100);
+        for (long[] c : changes) {
+            busy.setAt(c[0], c[1]);
+        }
+
+        assertThat(busy.average()).isEqualTo(0.5).isEqualTo(live.average());
+        assertThat(busy.max()).isEqualTo(1);
+        assertThat(busy.level()).isZero();
+        busy.setAt(100, 3);
+        time.set(110);
+        assertThat(busy.average()).isEqualTo((50 + 30) / 110.0);
+        assertThat(busy.max()).isEqualTo(3);
+    }
+
+    @Test
+    void setAtRejectsTheFutureAndGoingBackwards() {
+        TimeAverage level = group.timeAverage("level", "u", "d");
+        time.set(50);
+        level.setAt(20, 1);
+
+        assertThatIllegalArgumentException().isThrownBy(() -> level.setAt(51, 2))
+                .withMessageContaining("nicA.dma.level").withMessageContaining("future");
+        assertThatIllegalStateException().isThrownBy(() -> level.setAt(19, 2))
+                .withMessageContaining("nicA.dma.level");
+        group.reset();
+        assertThatIllegalStateException().as("before the reset").isThrownBy(() -> level.setAt(49, 2));
+        level.setAt(50, 2);
+        time.set(60);
+        assertThat(level.average()).isEqualTo(2.0);
+    }
+
+    @Test
+    void refreshRunsBeforeResetSoLateChangesLandOnTheRightSide() {
+        TimeAverage level = group.timeAverage("level", "u", "d");
+        Counter done = group.counter("done", "u", "d");
+        // A lazy block: it knows at 0 that the level is 4 over [10, 30), but reports it only when asked.
+        long[] reported = {0};
+        Runnable catchUp = () -> {
+            long now = time.nowPs();
+            if (reported[0] < 10 && now >= 10) {
+                level.setAt(10, 4);
+                reported[0] = 10;
+            }
+            if (reported[0] < 30 && now >= 30) {
+                level.setAt(30, 0);
+                done.inc();
+                reported[0] = 30;
+            }
+        };
+        group.setRefresh(catchUp);
+        assertThatIllegalStateException().isThrownBy(() -> group.setRefresh(catchUp));
+
+        time.set(20);
+        group.reset(); // the block reports [10, 20) before the reset drops it
+        assertThat(level.level()).isEqualTo(4);
+        time.set(40);
+        group.refresh();
+
+        assertThat(level.average()).isEqualTo(4 * 10 / 20.0);
+        assertThat(level.max()).isEqualTo(4);
+        assertThat(done.value()).isEqualTo(1);
+    }
+
+    @Test
     void resetClearsEverythingAndRestartsTimeAverages() {
         Counter reads = group.counter("reads", "requests", "Reads");
         Histogram latency = group.histogram("latency", "ps", "Latency");

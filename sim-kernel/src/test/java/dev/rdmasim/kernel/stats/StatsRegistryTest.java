@@ -217,4 +217,26 @@ class StatsRegistryTest {
         assertThat(registry.groups()).extracting(StatsGroup::path).containsExactly("z", "a", "m.n");
         assertThat(counters).allSatisfy(c -> assertThat(c.value()).isZero());
     }
+
+    @Test
+    void dumpsAndResetRefreshEachGroupFirst() throws IOException {
+        FakeTime time = new FakeTime();
+        StatsRegistry registry = new StatsRegistry();
+        StatsGroup lazy = registry.register(new StatsGroup("lazy", time));
+        Counter seen = lazy.counter("seen", "u", "d");
+        int[] refreshes = {0};
+        lazy.setRefresh(() -> {
+            refreshes[0]++;
+            seen.add(5);
+        });
+
+        StringWriter json = new StringWriter();
+        registry.writeJson(json);
+        assertThat(json.toString()).contains("\"value\": 5");
+        assertThat(registry.toText()).containsPattern("lazy\\.seen +10 ");
+        registry.reset();
+
+        assertThat(refreshes[0]).isEqualTo(3);
+        assertThat(seen.value()).isZero();
+    }
 }
