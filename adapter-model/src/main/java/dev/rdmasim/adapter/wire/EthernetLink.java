@@ -133,11 +133,34 @@ public final class EthernetLink extends Module {
         return bToA;
     }
 
-    /** Adds an observer of every frame put on either line. */
+    /** Adds an observer of every frame put on either line from now on. */
     public void addTap(FrameTap tap) {
         Objects.requireNonNull(tap, "tap");
+        catchUp(); // frames that started before now are not shown to the new tap
         taps = Arrays.copyOf(taps, taps.length + 1);
         taps[taps.length - 1] = tap;
+        aToB.tapsChanged();
+        if (bToA != null) {
+            bToA.tapsChanged();
+        }
+    }
+
+    boolean hasTaps() {
+        return taps.length > 0;
+    }
+
+    /** Commits what has happened on both lines up to now. */
+    private void catchUp() {
+        aToB.advanceTo(now());
+        if (bToA != null) {
+            bToA.advanceTo(now());
+        }
+    }
+
+    /** Before the endpoints take their buffers back: frames that started before the reset stay counted and tapped. */
+    @Override
+    protected void onReset() {
+        catchUp();
     }
 
     void tap(long timePs, byte[] data, int length) {

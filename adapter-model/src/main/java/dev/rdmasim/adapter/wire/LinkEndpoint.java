@@ -64,8 +64,18 @@ public final class LinkEndpoint extends Module {
         return f;
     }
 
-    /** Queues a filled frame for transmission; the frame must come from this endpoint's {@link #acquire()}. */
+    /** Queues a filled frame for transmission now; the frame must come from this endpoint's {@link #acquire()}. */
     public void send(Frame f) {
+        send(f, now());
+    }
+
+    /**
+     * Queues a filled frame that may not start on the line before {@code readyPs} (at least now), e.g. the
+     * instant a transmit pipeline would have finished it: the sender hands it over as soon as its bytes are
+     * known instead of keeping an event of its own for the delay. The transmit queue is kept in ready-time
+     * order, ties in send order, so a frame ready sooner overtakes one sent earlier but ready later.
+     */
+    public void send(Frame f, long readyPs) {
         if (f.pool != this) {
             throw new IllegalArgumentException("frame " + f + " belongs to " + f.pool.fullName() + ", not " + fullName());
         }
@@ -75,7 +85,10 @@ public final class LinkEndpoint extends Module {
         if (f.length() < RoceLayout.ETH_HEADER) {
             throw new IllegalStateException("frame " + f + " sent with length " + f.length() + "; set length() first");
         }
-        outgoing.enqueue(f);
+        if (readyPs < now()) {
+            throw new IllegalArgumentException("readyPs " + readyPs + " of frame " + f + " is before now (" + now() + " ps)");
+        }
+        outgoing.enqueue(f, readyPs);
     }
 
     /** Sets the sender's retry: run, from its own event, when a buffer frees up after a refused {@link #acquire()}. */
