@@ -151,10 +151,22 @@ public final class EthernetLink extends Module {
 
     /** Commits what has happened on both lines up to now. */
     private void catchUp() {
-        aToB.advanceTo(now());
+        if (aToB != null) { // null while the endpoints are being built
+            aToB.advanceTo(now());
+        }
         if (bToA != null) {
             bToA.advanceTo(now());
         }
+    }
+
+    /**
+     * The clock of the link's statistics groups outside their own updates: a read or reset of any of
+     * them first commits everything that has happened on the lines. The endpoints' groups come first
+     * in the registry, so a dump or reset sees the lines' counters up to date.
+     */
+    long statsNow() {
+        catchUp();
+        return now();
     }
 
     /** Before the endpoints take their buffers back: frames that started before the reset stay counted and tapped. */

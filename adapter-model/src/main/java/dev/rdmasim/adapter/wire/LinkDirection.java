@@ -198,6 +198,8 @@ public final class LinkDirection extends Module {
         }
         f.moveTo(Frame.HELD_BY_SENDER, Frame.QUEUED);
         f.readyPs = readyPs;
+        long now = now();
+        advanceTo(now); // the line's own changes at this instant come before the send
         // After every frame ready no later. Frames already counted ready are ready by now <= readyPs,
         // so the ready ones stay a prefix of the queue.
         int i = txCount;
@@ -211,7 +213,7 @@ public final class LinkDirection extends Module {
         }
         txQueue[slot(i)] = f;
         txCount++;
-        advanceTo(now());
+        advanceTo(now);
         afterTouch();
     }
 
@@ -239,6 +241,18 @@ public final class LinkDirection extends Module {
     }
 
     /**
+     * When the busy line goes idle, given its head's start {@code s}: at the end of its slot, unless the head
+     * starts right then having been ready before (a frame becoming ready at that very instant comes after the
+     * line's own change, so the line is idle for no time).
+     */
+    private long idleAt(long s) {
+        if (!busyLevel || (s == lineFreeAt && txQueue[txHead].readyPs < lineFreeAt)) {
+            return NEVER;
+        }
+        return lineFreeAt;
+    }
+
+    /**
      * Brings the direction up to time {@code t}: commits every frame whose start is no later, and feeds
      * the statistics every level change, in time order. At one instant the line goes first (a slot
      * ending, then the head starting, its own readiness before its start), then other frames becoming ready.
@@ -252,7 +266,7 @@ public final class LinkDirection extends Module {
             for (;;) {
                 long s = parked == null && txCount > 0 ? headStart() : NEVER;
                 long r = readyCount < txCount ? txQueue[slot(readyCount)].readyPs : NEVER;
-                long e = busyLevel && lineFreeAt != s ? lineFreeAt : NEVER;
+                long e = idleAt(s);
                 long x = Math.min(Math.min(s, r), e);
                 if (x > t) {
                     return;
@@ -330,11 +344,7 @@ public final class LinkDirection extends Module {
         if (replayPs >= 0) {
             return replayPs;
         }
-        long now = sim().now();
-        if (constructed) {
-            advanceTo(now);
-        }
-        return now;
+        return constructed ? link.statsNow() : now();
     }
 
     private void drawFault(Frame f) {
@@ -395,9 +405,7 @@ public final class LinkDirection extends Module {
             if (readyCount < txCount) {
                 next = Math.min(next, txQueue[slot(readyCount)].readyPs);
             }
-            if (busyLevel && lineFreeAt != s) {
-                next = Math.min(next, lineFreeAt);
-            }
+            next = Math.min(next, idleAt(s));
         }
         arm(observe, next);
     }

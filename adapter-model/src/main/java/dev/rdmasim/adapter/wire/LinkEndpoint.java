@@ -3,6 +3,7 @@ package dev.rdmasim.adapter.wire;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.StatsGroup;
 import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.tlm.Acceptor;
 import dev.rdmasim.kernel.wave.Signal;
@@ -18,8 +19,13 @@ import java.util.Objects;
  * <p>Received frames go to the {@link Acceptor} given to {@link #connectReceiver}. A receiver that
  * refuses a frame owes a {@link #retryDelivery()}; until then the frame waits at the end of the line
  * and the whole incoming direction stalls (see {@link LinkDirection}).
+ *
+ * <p>Its statistics group is registered here, with a clock that first brings the link's lazily timed
+ * lines up to date (see {@link LinkDirection}), so a dump or reset of the statistics sees every frame
+ * that has started; {@link #stats()} must not be called on an endpoint.
  */
 public final class LinkEndpoint extends Module {
+    private final EthernetLink link;
     private final Frame[] all;
     private final Frame[] free;
     private int freeCount;
@@ -29,6 +35,8 @@ public final class LinkEndpoint extends Module {
     private final TimeAverage inUse;
     private final Signal inUseSignal;
     private Runnable bufferRetry;
+    /** While this endpoint feeds its own level, at now: no need to bring the link up to date first. */
+    private boolean updating;
     private boolean senderWaiting;
     private Acceptor<Frame> receiver;
     LinkDirection outgoing;
@@ -36,6 +44,7 @@ public final class LinkEndpoint extends Module {
 
     LinkEndpoint(EthernetLink link, String name, int poolSize) {
         super(link, name);
+        this.link = link;
         this.poolSize = poolSize;
         this.all = new Frame[poolSize];
         this.free = new Frame[poolSize];
@@ -44,8 +53,10 @@ public final class LinkEndpoint extends Module {
             free[freeCount++] = all[i];
         }
         this.bufferRetryEvent = sim().event(fullName() + ".bufferRetry", this::fireBufferRetry);
-        this.acquireRefusals = stats().counter("acquireRefusals", "calls", "acquire() calls refused because every frame buffer was busy");
-        this.inUse = stats().timeAverage("buffersInUse", "frames", "frame buffers acquired and not yet released");
+        // The same path and order as Module.stats() would give, with the link's clock.
+        StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), this::statsNow));
+        this.acquireRefusals = stats.counter("acquireRefusals", "calls", "acquire() calls refused because every frame buffer was busy");
+        this.inUse = stats.timeAverage("buffersInUse", "frames", "frame buffers acquired and not yet released");
         this.inUseSignal = signal("buffersInUse", 16);
     }
 
@@ -150,8 +161,14 @@ public final class LinkEndpoint extends Module {
 
     private void levelChanged() {
         int used = poolSize - freeCount;
+        updating = true;
         inUse.set(used);
+        updating = false;
         inUseSignal.set(used);
+    }
+
+    private long statsNow() {
+        return updating ? now() : link.statsNow();
     }
 
     /** Every buffer back to the pool, including frames a receiver still held. */
