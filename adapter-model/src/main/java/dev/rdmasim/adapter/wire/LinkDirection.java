@@ -230,7 +230,10 @@ public final class LinkDirection extends Module {
         return Math.max(Math.max(txQueue[txHead].readyPs, lineFreeAt), resumeAt);
     }
 
-    /** A frame starting at {@code start} opens a new epoch after idle time, or where the running total lands on a whole picosecond anyway. */
+    /**
+     * A frame starting at {@code start} opens a new epoch after idle time, or where the running total lands
+     * on a whole picosecond anyway (always, when a byte time is whole).
+     */
     private boolean opensEpoch(long start) {
         return psPerByte != 0 || start != lineFreeAt || epochBytes * 8000 % rate == 0;
     }
