@@ -41,6 +41,7 @@ public final class EthernetLink extends Module {
     private LinkDirection aToB;
     private LinkDirection bToA;
     private FrameTap[] taps = new FrameTap[0];
+    private final LinkClock clock = new LinkClock(this);
 
     /** A cable between two endpoints. */
     public static EthernetLink cable(Simulator sim, String name, Config config) {
@@ -159,10 +160,14 @@ public final class EthernetLink extends Module {
         }
     }
 
+    LinkClock clock() {
+        return clock;
+    }
+
     /**
-     * The clock of the link's statistics groups outside their own updates: a read or reset of any of
-     * them first commits everything that has happened on the lines. The endpoints' groups come first
-     * in the registry, so a dump or reset sees the lines' counters up to date.
+     * The time of a reading of the link's statistics: a read or reset of any of them first commits
+     * everything that has happened on the lines. The endpoints' groups come first in the registry, so a
+     * dump or reset sees the lines' counters up to date.
      */
     long statsNow() {
         catchUp();

@@ -83,9 +83,7 @@ public final class LinkDirection extends Module {
     private final Event observe;
     /** Whether the waveform traces busy or txQueue, which then change at their own instants. */
     private final boolean tracing;
-    /** The instant a level change being fed to the statistics happened, or -1. */
-    private long replayPs = -1;
-    private boolean constructed;
+    private final LinkClock clock;
     private boolean advancing;
     private boolean delivering;
 
@@ -118,7 +116,8 @@ public final class LinkDirection extends Module {
         this.retryEvent = sim().event(fullName() + ".retry", this::onRetry);
         this.observe = sim().event(fullName() + ".observe", this::onObserve);
         // The same path and order as Module.stats() would give, with a clock that can replay past instants.
-        StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), this::statsNow));
+        this.clock = link.clock();
+        StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), clock));
         this.framesSent = stats.counter("framesSent", "frames", "frames put on the line");
         this.bytesSent = stats.counter("bytesSent", "bytes", "frame bytes put on the line (Ethernet header to ICRC and padding, no FCS)");
         this.wireBytes = stats.counter("wireBytes", "bytes", "line byte times used, with preamble/SFD, minimum-size padding, FCS and inter-frame gap");
@@ -133,7 +132,6 @@ public final class LinkDirection extends Module {
         this.queuedSignal = signal("txQueue", 16);
         this.stalledSignal = signal("stalled", 1);
         this.tracing = busySignal.enabled() || queuedSignal.enabled();
-        this.constructed = true;
     }
 
     /** Per-frame probabilities of losing it and of flipping one bit; their sum must not exceed 1. */
@@ -336,9 +334,9 @@ public final class LinkDirection extends Module {
 
     private void setBusy(boolean on, long at) {
         busyLevel = on;
-        replayPs = at;
+        clock.stamp(at);
         busy.set(on ? 1 : 0);
-        replayPs = -1;
+        clock.release();
         if (tracing) {
             busySignal.set(on ? 1 : 0); // at == now: the observation event keeps traced levels on time
         }
@@ -346,20 +344,12 @@ public final class LinkDirection extends Module {
 
     private void setQueued(long at, int change) {
         readyCount += change;
-        replayPs = at;
+        clock.stamp(at);
         queued.set(readyCount);
-        replayPs = -1;
+        clock.release();
         if (tracing) {
             queuedSignal.set(readyCount);
         }
-    }
-
-    /** The statistics clock: the instant of a level change being fed, else now once everything up to now is fed. */
-    private long statsNow() {
-        if (replayPs >= 0) {
-            return replayPs;
-        }
-        return constructed ? link.statsNow() : now();
     }
 
     private void drawFault(Frame f) {

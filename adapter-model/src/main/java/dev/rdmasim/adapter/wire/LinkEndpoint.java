@@ -25,7 +25,7 @@ import java.util.Objects;
  * that has started; {@link #stats()} must not be called on an endpoint.
  */
 public final class LinkEndpoint extends Module {
-    private final EthernetLink link;
+    private final LinkClock clock;
     private final Frame[] all;
     private final Frame[] free;
     private int freeCount;
@@ -35,8 +35,6 @@ public final class LinkEndpoint extends Module {
     private final TimeAverage inUse;
     private final Signal inUseSignal;
     private Runnable bufferRetry;
-    /** While this endpoint feeds its own level, at now: no need to bring the link up to date first. */
-    private boolean updating;
     private boolean senderWaiting;
     private Acceptor<Frame> receiver;
     LinkDirection outgoing;
@@ -44,7 +42,6 @@ public final class LinkEndpoint extends Module {
 
     LinkEndpoint(EthernetLink link, String name, int poolSize) {
         super(link, name);
-        this.link = link;
         this.poolSize = poolSize;
         this.all = new Frame[poolSize];
         this.free = new Frame[poolSize];
@@ -54,7 +51,8 @@ public final class LinkEndpoint extends Module {
         }
         this.bufferRetryEvent = sim().event(fullName() + ".bufferRetry", this::fireBufferRetry);
         // The same path and order as Module.stats() would give, with the link's clock.
-        StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), this::statsNow));
+        this.clock = link.clock();
+        StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), clock));
         this.acquireRefusals = stats.counter("acquireRefusals", "calls", "acquire() calls refused because every frame buffer was busy");
         this.inUse = stats.timeAverage("buffersInUse", "frames", "frame buffers acquired and not yet released");
         this.inUseSignal = signal("buffersInUse", 16);
@@ -161,14 +159,10 @@ public final class LinkEndpoint extends Module {
 
     private void levelChanged() {
         int used = poolSize - freeCount;
-        updating = true;
+        clock.stamp(now()); // its own change, at now: no need to bring the lines up to date first
         inUse.set(used);
-        updating = false;
+        clock.release();
         inUseSignal.set(used);
-    }
-
-    private long statsNow() {
-        return updating ? now() : link.statsNow();
     }
 
     /** Every buffer back to the pool, including frames a receiver still held. */
