@@ -28,8 +28,8 @@ import java.util.SplittableRandom;
  * frame in flight or, if none, for the queue head's would-be arrival, which commits it then. Commits run
  * in start order, so the fault stream is drawn in the same order as if each start had been an event.
  * The time averages ({@code busy}, {@code txQueue}) are fed the level changes at the instants they
- * happened, through a clock of this direction's own (hence its statistics group is registered here and
- * {@link #stats()} must not be called on a direction). Only when a tap is attached or a waveform signal
+ * happened, through the link's statistics clock ({@link LinkClock}); hence its statistics group is
+ * registered here and {@link #stats()} must not be called on a direction. Only when a tap is attached or a waveform signal
  * is traced does an observation event follow the line's changes as they happen, so that taps see frames
  * in time order and signals change at the right instants.
  *
@@ -115,7 +115,7 @@ public final class LinkDirection extends Module {
         this.arrival = sim().event(fullName() + ".arrival", this::onArrival);
         this.retryEvent = sim().event(fullName() + ".retry", this::onRetry);
         this.observe = sim().event(fullName() + ".observe", this::onObserve);
-        // The same path and order as Module.stats() would give, with a clock that can replay past instants.
+        // The same path and order as Module.stats() would give, with the link's clock that can stamp past instants.
         this.clock = link.clock();
         StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), clock));
         this.framesSent = stats.counter("framesSent", "frames", "frames put on the line");
