@@ -41,6 +41,7 @@ public final class EthernetLink extends Module {
     private LinkDirection aToB;
     private LinkDirection bToA;
     private FrameTap[] taps = new FrameTap[0];
+    private final LinkClock clock = new LinkClock(this);
 
     /** A cable between two endpoints. */
     public static EthernetLink cable(Simulator sim, String name, Config config) {
@@ -133,11 +134,50 @@ public final class EthernetLink extends Module {
         return bToA;
     }
 
-    /** Adds an observer of every frame put on either line. */
+    /** Adds an observer of every frame put on either line from now on. */
     public void addTap(FrameTap tap) {
         Objects.requireNonNull(tap, "tap");
+        catchUp(); // frames that started before now are not shown to the new tap
         taps = Arrays.copyOf(taps, taps.length + 1);
         taps[taps.length - 1] = tap;
+        aToB.tapsChanged();
+        if (bToA != null) {
+            bToA.tapsChanged();
+        }
+    }
+
+    boolean hasTaps() {
+        return taps.length > 0;
+    }
+
+    /** Commits what has happened on both lines up to now. */
+    private void catchUp() {
+        if (aToB != null) { // null while the endpoints are being built
+            aToB.advanceTo(now());
+        }
+        if (bToA != null) {
+            bToA.advanceTo(now());
+        }
+    }
+
+    LinkClock clock() {
+        return clock;
+    }
+
+    /**
+     * The time of a reading of the link's statistics: a read or reset of any of them first commits
+     * everything that has happened on the lines. The endpoints' groups come first in the registry, so a
+     * dump or reset sees the lines' counters up to date.
+     */
+    long statsNow() {
+        catchUp();
+        return now();
+    }
+
+    /** Before the endpoints take their buffers back: frames that started before the reset stay counted and tapped. */
+    @Override
+    protected void onReset() {
+        catchUp();
     }
 
     void tap(long timePs, byte[] data, int length) {

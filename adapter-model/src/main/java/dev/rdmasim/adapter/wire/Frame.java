@@ -28,6 +28,7 @@ public final class Frame {
     final int id;
     int state = FREE;
     private int length;
+    long readyPs;
     long txStartPs;
     long arrivalPs;
     long sequence;

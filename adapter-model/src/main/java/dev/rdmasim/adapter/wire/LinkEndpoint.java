@@ -3,6 +3,7 @@ package dev.rdmasim.adapter.wire;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.StatsGroup;
 import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.tlm.Acceptor;
 import dev.rdmasim.kernel.wave.Signal;
@@ -18,8 +19,13 @@ import java.util.Objects;
  * <p>Received frames go to the {@link Acceptor} given to {@link #connectReceiver}. A receiver that
  * refuses a frame owes a {@link #retryDelivery()}; until then the frame waits at the end of the line
  * and the whole incoming direction stalls (see {@link LinkDirection}).
+ *
+ * <p>Its statistics group is registered here, with a clock that first brings the link's lazily timed
+ * lines up to date (see {@link LinkDirection}), so a dump or reset of the statistics sees every frame
+ * that has started; {@link #stats()} must not be called on an endpoint.
  */
 public final class LinkEndpoint extends Module {
+    private final LinkClock clock;
     private final Frame[] all;
     private final Frame[] free;
     private int freeCount;
@@ -44,8 +50,11 @@ public final class LinkEndpoint extends Module {
             free[freeCount++] = all[i];
         }
         this.bufferRetryEvent = sim().event(fullName() + ".bufferRetry", this::fireBufferRetry);
-        this.acquireRefusals = stats().counter("acquireRefusals", "calls", "acquire() calls refused because every frame buffer was busy");
-        this.inUse = stats().timeAverage("buffersInUse", "frames", "frame buffers acquired and not yet released");
+        // The same path and order as Module.stats() would give, with the link's clock.
+        this.clock = link.clock();
+        StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), clock));
+        this.acquireRefusals = stats.counter("acquireRefusals", "calls", "acquire() calls refused because every frame buffer was busy");
+        this.inUse = stats.timeAverage("buffersInUse", "frames", "frame buffers acquired and not yet released");
         this.inUseSignal = signal("buffersInUse", 16);
     }
 
@@ -64,8 +73,18 @@ public final class LinkEndpoint extends Module {
         return f;
     }
 
-    /** Queues a filled frame for transmission; the frame must come from this endpoint's {@link #acquire()}. */
+    /** Queues a filled frame for transmission now; the frame must come from this endpoint's {@link #acquire()}. */
     public void send(Frame f) {
+        send(f, now());
+    }
+
+    /**
+     * Queues a filled frame that may not start on the line before {@code readyPs} (at least now), e.g. the
+     * instant a transmit pipeline would have finished it: the sender hands it over as soon as its bytes are
+     * known instead of keeping an event of its own for the delay. The transmit queue is kept in ready-time
+     * order, ties in send order, so a frame ready sooner overtakes one sent earlier but ready later.
+     */
+    public void send(Frame f, long readyPs) {
         if (f.pool != this) {
             throw new IllegalArgumentException("frame " + f + " belongs to " + f.pool.fullName() + ", not " + fullName());
         }
@@ -75,7 +94,10 @@ public final class LinkEndpoint extends Module {
         if (f.length() < RoceLayout.ETH_HEADER) {
             throw new IllegalStateException("frame " + f + " sent with length " + f.length() + "; set length() first");
         }
-        outgoing.enqueue(f);
+        if (readyPs < now()) {
+            throw new IllegalArgumentException("readyPs " + readyPs + " of frame " + f + " is before now (" + now() + " ps)");
+        }
+        outgoing.enqueue(f, readyPs);
     }
 
     /** Sets the sender's retry: run, from its own event, when a buffer frees up after a refused {@link #acquire()}. */
@@ -137,7 +159,9 @@ public final class LinkEndpoint extends Module {
 
     private void levelChanged() {
         int used = poolSize - freeCount;
+        clock.stamp(now()); // its own change, at now: no need to bring the lines up to date first
         inUse.set(used);
+        clock.release();
         inUseSignal.set(used);
     }
 

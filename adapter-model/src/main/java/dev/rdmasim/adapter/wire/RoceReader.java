@@ -19,6 +19,10 @@ public final class RoceReader {
     private int ipLength;
     private int ext;
     private int payloadLength;
+    // What the wrapped frame's opcode carries, looked up once per frame for the accessors.
+    private boolean hasReth;
+    private boolean hasAeth;
+    private boolean hasImmediate;
     private FrameCheck last = FrameCheck.TRUNCATED;
 
     /** A reader that keeps no statistics. */
@@ -91,6 +95,9 @@ public final class RoceReader {
             return FrameCheck.UNSUPPORTED_OPCODE;
         }
         ext = Opcode.extensionBytes(op);
+        hasReth = Opcode.hasReth(op);
+        hasAeth = Opcode.hasAeth(op);
+        hasImmediate = Opcode.hasImmediate(op);
         int afterHeaders = end - ICRC - EXT_OFFSET - ext;
         int pad = padCount();
         if (afterHeaders < pad || (!Opcode.hasPayload(op) && afterHeaders != 0)) {
@@ -212,17 +219,17 @@ public final class RoceReader {
 
     public boolean hasReth() {
         requireValid();
-        return Opcode.hasReth(opcode());
+        return hasReth;
     }
 
     public boolean hasAeth() {
         requireValid();
-        return Opcode.hasAeth(opcode());
+        return hasAeth;
     }
 
     public boolean hasImmediate() {
         requireValid();
-        return Opcode.hasImmediate(opcode());
+        return hasImmediate;
     }
 
     public long rethVirtualAddress() {

@@ -24,6 +24,12 @@ public final class RoceWriter {
     private int identification;
     private int udpSourcePort = 0xC000;
     private int opcode = Opcode.SEND_ONLY;
+    // What the opcode carries, looked up once when it is set rather than on every frame.
+    private int ext = Opcode.extensionBytes(Opcode.SEND_ONLY);
+    private boolean hasReth;
+    private boolean hasAeth;
+    private boolean hasImmediate;
+    private boolean hasPayload = true;
     private boolean solicited;
     private boolean migReq = true;
     private int pkey = 0xFFFF;
@@ -80,9 +86,16 @@ public final class RoceWriter {
         if (!Opcode.isValid(opcode)) {
             throw new IllegalArgumentException("opcode 0x" + Integer.toHexString(opcode) + " is not a supported RC opcode");
         }
-        this.opcode = opcode;
         this.destQp = (int) bits("destQp", destQp, 24);
         this.psn = (int) bits("psn", psn, 24);
+        if (opcode != this.opcode) {
+            this.opcode = opcode;
+            this.ext = Opcode.extensionBytes(opcode);
+            this.hasReth = Opcode.hasReth(opcode);
+            this.hasAeth = Opcode.hasAeth(opcode);
+            this.hasImmediate = Opcode.hasImmediate(opcode);
+            this.hasPayload = Opcode.hasPayload(opcode);
+        }
         return this;
     }
 
@@ -134,7 +147,7 @@ public final class RoceWriter {
 
     /** Where the payload starts in the frame for the current opcode. */
     public int payloadOffset() {
-        return Opcode.payloadOffset(opcode);
+        return EXT_OFFSET + ext;
     }
 
     /**
@@ -150,8 +163,8 @@ public final class RoceWriter {
     /** Copies {@code payloadLength} bytes of payload into place, then writes the frame; returns its length. */
     public int write(byte[] frame, byte[] payload, int payloadOff, int payloadLength) {
         checkPayload(frame, payloadLength);
-        System.arraycopy(payload, payloadOff, frame, payloadOffset(), payloadLength);
-        return write(frame, payloadLength);
+        System.arraycopy(payload, payloadOff, frame, EXT_OFFSET + ext, payloadLength);
+        return build(frame, payloadLength);
     }
 
     /**
@@ -160,55 +173,56 @@ public final class RoceWriter {
      */
     public int write(byte[] f, int payloadLength) {
         checkPayload(f, payloadLength);
-        int ext = Opcode.extensionBytes(opcode);
+        return build(f, payloadLength);
+    }
+
+    private int build(byte[] f, int payloadLength) {
         int pad = -payloadLength & 3;
         int udpLength = UDP_HEADER + BTH + ext + payloadLength + pad + ICRC;
         int ipLength = IP_HEADER + udpLength;
 
+        // The ICRC is taken in one pass over the frame itself: first the 8 bytes before the IPv4 header
+        // (source MAC and ethertype) stand in for the all-ones LRH and the fields a router may rewrite
+        // hold all ones (Icrc.mask); their real values are written once the ICRC is known.
         put48(f, ETH_DST, dstMac);
-        put48(f, ETH_SRC, srcMac);
-        put16(f, ETH_TYPE, ETHERTYPE_IPV4);
-
+        for (int i = IP_OFFSET - 8; i < IP_OFFSET; i++) {
+            f[i] = (byte) 0xFF;
+        }
         int ip = IP_OFFSET;
         f[ip] = 0x45;
-        f[ip + 1] = (byte) (dscp << 2 | ecn);
         put16(f, ip + 2, ipLength);
         put16(f, ip + 4, identification);
         put16(f, ip + 6, IP_FLAG_DF);
-        f[ip + 8] = (byte) ttl;
         f[ip + 9] = IP_PROTOCOL_UDP;
         put32(f, ip + 12, srcIp);
         put32(f, ip + 16, dstIp);
-        put16(f, ip + 10, ipv4Checksum(f, ip));
-        identification = (identification + 1) & 0xFFFF;
 
         put16(f, UDP_OFFSET, udpSourcePort);
         put16(f, UDP_OFFSET + 2, ROCEV2_PORT);
         put16(f, UDP_OFFSET + 4, udpLength);
-        put16(f, UDP_OFFSET + 6, 0);
 
         int b = BTH_OFFSET;
         f[b] = (byte) opcode;
         f[b + 1] = (byte) ((solicited ? 0x80 : 0) | (migReq ? 0x40 : 0) | pad << 4); // TVer 0
         put16(f, b + 2, pkey);
-        f[b + 4] = 0;
         put24(f, b + 5, destQp);
         f[b + 8] = (byte) (ackRequest ? 0x80 : 0);
         put24(f, b + 9, psn);
+        Icrc.mask(f, ip);
 
         int p = EXT_OFFSET;
-        if (Opcode.hasReth(opcode)) {
+        if (hasReth) {
             put64(f, p, va);
             put32(f, p + 8, rkey);
             put32(f, p + 12, dmaLength);
             p += RETH;
         }
-        if (Opcode.hasAeth(opcode)) {
+        if (hasAeth) {
             f[p] = (byte) syndrome;
             put24(f, p + 1, msn);
             p += AETH;
         }
-        if (Opcode.hasImmediate(opcode)) {
+        if (hasImmediate) {
             put32(f, p, immediate);
             p += IMMDT;
         }
@@ -216,8 +230,18 @@ public final class RoceWriter {
         for (int i = 0; i < pad; i++) {
             f[p++] = 0;
         }
-        Icrc.store(f, p, icrc.compute(f, IP_OFFSET, ipLength));
+        Icrc.store(f, p, icrc.crcOver(f, IP_OFFSET - 8, 8 + ipLength - ICRC));
         p += ICRC;
+
+        put48(f, ETH_SRC, srcMac);
+        put16(f, ETH_TYPE, ETHERTYPE_IPV4);
+        f[ip + 1] = (byte) (dscp << 2 | ecn);
+        f[ip + 8] = (byte) ttl;
+        put16(f, ip + 10, ipv4Checksum(f, ip));
+        put16(f, UDP_OFFSET + 6, 0);
+        f[b + 4] = 0;
+        identification = (identification + 1) & 0xFFFF;
+
         while (p < ETH_MIN_FRAME) {
             f[p++] = 0;
         }
@@ -228,10 +252,10 @@ public final class RoceWriter {
         if (payloadLength < 0 || payloadLength > MAX_PAYLOAD) {
             throw new IllegalArgumentException("payload length " + payloadLength + " outside 0.." + MAX_PAYLOAD);
         }
-        if (payloadLength > 0 && !Opcode.hasPayload(opcode)) {
+        if (payloadLength > 0 && !hasPayload) {
             throw new IllegalArgumentException(Opcode.name(opcode) + " carries no payload, got " + payloadLength + " bytes");
         }
-        int needed = Math.max(ETH_MIN_FRAME, payloadOffset() + payloadLength + (-payloadLength & 3) + ICRC);
+        int needed = Math.max(ETH_MIN_FRAME, EXT_OFFSET + ext + payloadLength + (-payloadLength & 3) + ICRC);
         if (frame.length < needed) {
             throw new IllegalArgumentException("frame buffer of " + frame.length + " bytes is too small; need " + needed);
         }

@@ -3,8 +3,12 @@ package dev.rdmasim.adapter.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.stats.StatsGroup;
+import java.io.IOException;
+import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -172,7 +176,7 @@ class EthernetLinkTest {
         EthernetLink link = EthernetLink.cable(sim, "link", new EthernetLink.Config(100, 100, 16));
         link.aToB().setFaults(0.1, 0.05);
         Outcome out = new Outcome();
-        RoceReader reader = new RoceReader(link.b().stats());
+        RoceReader reader = new RoceReader(new StatsGroup("rx", sim));
         long[] expect = {0};
         link.b().connectReceiver(f -> {
             // Sequence numbers the receiver never sees were dropped.
@@ -258,6 +262,136 @@ class EthernetLinkTest {
                 throw new AssertionError("frame started at " + starts.get(k) + " during stall [" + s[0] + ", " + s[1] + "]");
             }
         }
+    }
+
+    /** Sends a 1002-byte frame (a slot of 1026 byte times) whose PSN is {@code psn}, not to start before {@code readyPs}. */
+    private static void sendAt(EthernetLink link, RoceWriter w, int psn, long readyPs) {
+        Frame f = link.a().acquire();
+        w.bth(Opcode.SEND_ONLY, 5, psn);
+        f.length(w.write(f.data(), 1002 - 58));
+        assertThat(f.length()).isEqualTo(1002);
+        link.a().send(f, readyPs);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void framesStartInReadyTimeOrderWithTiesInSendOrder(boolean tapped) {
+        Simulator sim = new Simulator(1);
+        EthernetLink link = EthernetLink.cable(sim, "link", new EthernetLink.Config(100, 500, 8));
+        LongArrayList tapTimes = new LongArrayList();
+        LongArrayList tapPsns = new LongArrayList();
+        if (tapped) {
+            link.addTap((t, d, n) -> {
+                tapTimes.add(t);
+                tapPsns.add(RoceLayout.u24(d, RoceLayout.BTH_OFFSET + 9));
+            });
+        }
+        LongArrayList arrivals = new LongArrayList();
+        LongArrayList psns = new LongArrayList();
+        RoceReader reader = new RoceReader();
+        link.b().connectReceiver(f -> {
+            reader.wrap(f.data(), f.length());
+            psns.add(reader.psn());
+            arrivals.add(sim.now());
+            assertThat(f.txStartPs()).isEqualTo(f.arrivalPs() - 1026 * 80 - 500);
+            return Pump.consume(f);
+        });
+        RoceWriter w = new RoceWriter();
+        sim.event("send", () -> {
+            sendAt(link, w, 1, 300_000);
+            sendAt(link, w, 2, 100_000);
+            sendAt(link, w, 3, 100_000);
+            sendAt(link, w, 4, 0);
+        }).schedule(0);
+        sim.run();
+        long slot = 1026 * 80;
+        // 4 is ready at once; 2 and 3 (in send order) at 100 ns; 1, sent first, at 300 ns.
+        assertThat(psns.toArray()).containsExactly(4, 2, 3, 1);
+        assertThat(arrivals.toArray()).containsExactly(slot + 500, 100_000 + slot + 500, 100_000 + 2 * slot + 500,
+                300_000 + slot + 500);
+        if (tapped) {
+            assertThat(tapPsns.toArray()).containsExactly(4, 2, 3, 1);
+            assertThat(tapTimes.toArray()).containsExactly(0, 100_000, 100_000 + slot, 300_000);
+        } else {
+            // The send event and one arrival per frame: no event marks a slot's end or a frame becoming ready.
+            assertThat(sim.eventsExecuted()).isEqualTo(1 + 4);
+        }
+        assertThat(link.aToB().busyFraction()).isEqualTo(4.0 * slot / sim.now());
+    }
+
+    @Test
+    void aFrameReadyDuringAStallStartsWhenTheReceiverRetries() {
+        Simulator sim = new Simulator(1);
+        EthernetLink link = EthernetLink.cable(sim, "link", new EthernetLink.Config(100, 0, 8));
+        long slot = 1026 * 80;
+        LongArrayList psns = new LongArrayList();
+        LongArrayList at = new LongArrayList();
+        RoceReader reader = new RoceReader();
+        boolean[] refused = {false};
+        int[] testEvents = {0};
+        Event unblock = sim.event("unblock", () -> {
+            testEvents[0]++;
+            link.b().retryDelivery();
+        });
+        link.b().connectReceiver(f -> {
+            if (!refused[0]) {
+                refused[0] = true;
+                unblock.schedule(500_000);
+                return false;
+            }
+            reader.wrap(f.data(), f.length());
+            psns.add(reader.psn());
+            at.add(sim.now());
+            assertThat(f.txStartPs()).isEqualTo(reader.psn() == 2 ? 500_000 : reader.psn() == 3 ? slot : 0);
+            return Pump.consume(f);
+        });
+        RoceWriter w = new RoceWriter();
+        sim.event("send", () -> {
+            testEvents[0]++;
+            sendAt(link, w, 1, 0);
+            sendAt(link, w, 2, 200_000); // ready during the stall: waits for the retry
+            sendAt(link, w, 3, slot); // ready as 1 arrives and is refused: starts before the stall, lands behind 1
+        }).schedule(0);
+        sim.run();
+        assertThat(psns.toArray()).containsExactly(1, 3, 2);
+        assertThat(at.toArray()).containsExactly(500_000, 500_000, 500_000 + slot);
+        assertThat(link.aToB().refusals()).isEqualTo(1);
+        assertThat(sim.eventsExecuted() - testEvents[0]).as("arrival of 1, the retry, arrival of 2").isEqualTo(3);
+        assertThat(link.aToB().busyFraction()).isEqualTo(3.0 * slot / sim.now());
+    }
+
+    @Test
+    void aReadyTimeInThePastIsRejected() {
+        Simulator sim = new Simulator(1);
+        EthernetLink link = EthernetLink.cable(sim, "link", new EthernetLink.Config(100, 0, 2));
+        sim.runUntil(1_000);
+        Frame f = link.a().acquire();
+        f.length(100);
+        assertThatThrownBy(() -> link.a().send(f, 999)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("readyPs 999");
+    }
+
+    @Test
+    void statisticsDumpsAndResetsSeeFramesThatStartedWithoutAnEvent() throws IOException {
+        Simulator sim = new Simulator(1);
+        EthernetLink link = EthernetLink.cable(sim, "link", new EthernetLink.Config(100, 0, 4));
+        link.b().connectReceiver(Pump::consume);
+        long slot = 1026 * 80;
+        RoceWriter w = new RoceWriter();
+        sim.event("send", () -> {
+            sendAt(link, w, 1, 1_000); // starts at 1 ns with no event of its own
+            sendAt(link, w, 2, 1_000); // starts when 1's slot ends
+        }).schedule(0);
+        long reset = slot / 2;
+        sim.runUntil(reset);
+        StringWriter json = new StringWriter();
+        sim.stats().writeJson(json); // the link's first group brings the lines up to date before any counter is read
+        assertThat(new ObjectMapper().readTree(json.toString())
+                .path("link.aToB.framesSent").path("value").asLong()).isEqualTo(1);
+        sim.stats().reset(); // frame 1 is on the line, counted before the reset; frame 2 follows it
+        sim.runUntil(4 * slot);
+        assertThat(link.aToB().framesSent()).isEqualTo(1);
+        assertThat(link.aToB().busyFraction()).isEqualTo((double) (1_000 + 2 * slot - reset) / (4 * slot - reset));
     }
 
     @Test

@@ -85,6 +85,41 @@ class RoceCodecTest {
         }
     }
 
+    /**
+     * Icrc masks in place when 8 bytes precede the IPv4 header and copies the headers otherwise: both give the
+     * bitwise reference's value for every opcode, and the in-place pass leaves the bytes as they were.
+     */
+    @Test
+    void icrcInPlaceAndCopyingPathsAgreeAndLeaveTheFrameIntact() {
+        SplittableRandom rnd = new SplittableRandom(8);
+        RoceWriter w = new RoceWriter();
+        Icrc icrc = new Icrc();
+        byte[] f = new byte[RoceLayout.MAX_FRAME];
+        byte[] payload = new byte[RoceLayout.MAX_PAYLOAD];
+        rnd.nextBytes(payload);
+        for (int i = 0; i < 200; i++) {
+            int op = rnd.nextInt(Opcode.COUNT);
+            randomize(w, rnd, op);
+            w.write(f, payload, 0, Opcode.hasPayload(op) ? rnd.nextInt(i % 10 == 0 ? 4097 : 200) : 0);
+            int ipLen = RoceLayout.u16(f, 16);
+            byte[] pseudo = new byte[8 + ipLen - 4];
+            Arrays.fill(pseudo, 0, 8, (byte) 0xFF);
+            System.arraycopy(f, 14, pseudo, 8, ipLen - 4);
+            for (int masked : new int[] {1, 8, 10, 11, 26, 27, 32}) {
+                pseudo[8 + masked] = (byte) 0xFF;
+            }
+            int expected = bitwiseCrc32(pseudo);
+            byte[] before = f.clone();
+            assertThat(icrc.compute(f, 14, ipLen)).as("in place, frame %d", i).isEqualTo(expected);
+            assertThat(f).as("bytes after the in-place pass").isEqualTo(before);
+            int off = rnd.nextInt(8);
+            byte[] bare = new byte[off + ipLen];
+            System.arraycopy(f, 14, bare, off, ipLen);
+            assertThat(icrc.compute(bare, off, ipLen)).as("copying, frame %d at offset %d", i, off).isEqualTo(expected);
+            assertThat(Icrc.load(f, 14 + ipLen - 4)).as("as written").isEqualTo(expected);
+        }
+    }
+
     /** CRC-32 (IEEE 802.3, reflected, init and final XOR all ones), one bit at a time. */
     static int bitwiseCrc32(byte[] data) {
         int crc = 0xFFFFFFFF;
