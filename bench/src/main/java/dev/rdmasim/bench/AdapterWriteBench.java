@@ -52,7 +52,7 @@ public class AdapterWriteBench {
 
     /** Event queue: {@code calendar} (the default) or {@code heapD}. */
     @Param("calendar")
-    public String queue;
+    public String queue = "calendar";
 
     private Simulator sim;
     private WriteStream stream;
