@@ -73,8 +73,14 @@ final class Transmitter extends Module implements DmaCallback {
 
     private final Adapter nic;
     private final Slot[] slots;
+    /**
+     * Ring of slots: from {@code head}, first {@code held} slots whose frame has been handed to the MAC and that stay
+     * occupied until the frame's start time ({@link #freeAt}), then slots waiting to be emitted, {@code count} in all.
+     */
     private int head;
+    private int held;
     private int count;
+    private final long[] freeAt;
     private final IntRing sendQueue;
     private final IntRing ackQueue;
     private final IntRing readQueue;
@@ -83,7 +89,9 @@ final class Transmitter extends Module implements DmaCallback {
     private final IntRing pendingSubmits;
     private final RoceWriter writer = new RoceWriter();
     private final Busy busy;
-    private final Event emitEvent;
+    /** Frees handed-over slots at their time, armed only when something waits for a slot or the waveform shows them. */
+    private final Event releaseEvent;
+    private final dev.rdmasim.kernel.wave.Signal busySignal;
     private final int packetCycles;
     private final int maxUnacked;
     private final long ackTimeoutPs;
@@ -110,6 +118,7 @@ final class Transmitter extends Module implements DmaCallback {
         this.channel = channel;
         int pieces = Math.max(4, nic.profile.getInt(NDK_MAX_INITIATOR_REQUEST_SGE) + 2);
         slots = new Slot[slotCount];
+        freeAt = new long[slotCount];
         for (int i = 0; i < slotCount; i++) {
             slots[i] = new Slot(i, nic.mtu, pieces);
         }
@@ -119,8 +128,9 @@ final class Transmitter extends Module implements DmaCallback {
         readQueue = new IntRing(16);
         retireQueue = new IntRing(16);
         pendingSubmits = new IntRing(slotCount * pieces);
-        busy = new Busy(this, nic.clock, signal("busy", 1));
-        emitEvent = sim().event(fullName() + ".emit", this::emit);
+        busySignal = signal("busy", 1);
+        busy = new Busy(this, nic.clock, busySignal);
+        releaseEvent = sim().event(fullName() + ".release", this::onRelease);
         packetCycles = nic.profile.getInt(NIC_TX_PACKET_CYCLES);
         maxUnacked = nic.profile.getInt(TRANSPORT_MAX_UNACKED_PSNS);
         ackTimeoutPs = nic.profile.getLong(TRANSPORT_ACK_TIMEOUT);
@@ -138,13 +148,15 @@ final class Transmitter extends Module implements DmaCallback {
         timeouts = stats().counter("timeouts", "events", "retransmission timer expiries");
         slotsInUse = stats().timeAverage("slotsInUse", "slots", "transmit buffer slots in use");
         slotsSignal = signal("slotsInUse", 16);
+        // Slots free lazily: bring the occupancy up to date before statistics are read or reset.
+        stats().setRefresh(this::release);
     }
 
     void attach(LinkEndpoint p) {
         port = p;
         port.onBufferFree(() -> {
             waitingForBuffer = false;
-            scheduleEmit();
+            emitReady();
         });
     }
 
@@ -188,6 +200,7 @@ final class Transmitter extends Module implements DmaCallback {
     // ------------------------------------------------------------ slot allocation
 
     void pump() {
+        release();
         while (count < slots.length && pendingSubmits.isEmpty()) {
             if (!ackQueue.isEmpty()) {
                 Qp qp = nic.qp(ackQueue.poll());
@@ -225,8 +238,7 @@ final class Transmitter extends Module implements DmaCallback {
     }
 
     private Slot alloc(int kind, Qp qp) {
-        int k = head + count;
-        Slot s = slots[k < slots.length ? k : k - slots.length];
+        Slot s = slots[wrap(head + count)];
         s.kind = kind;
         s.qp = qp;
         s.wr = null;
@@ -242,7 +254,7 @@ final class Transmitter extends Module implements DmaCallback {
         count++;
         slotsInUse.set(count);
         slotsSignal.set(count);
-        scheduleEmit();
+        emitReady();
     }
 
     /** Queues the next request packet of {@code qp}: 1 = more to send, 0 = nothing more now, -1 = wait. */
@@ -410,7 +422,7 @@ final class Transmitter extends Module implements DmaCallback {
         if (s.outstanding == 0 && s.wr != null) {
             s.wr.stamp(Stage.PAYLOAD_READ, now());
         }
-        scheduleEmit();
+        emitReady();
     }
 
     /** Next READ response packet of the head QP of the read queue; false to wait. */
@@ -465,22 +477,37 @@ final class Transmitter extends Module implements DmaCallback {
 
     // ------------------------------------------------------------ emission
 
-    private void scheduleEmit() {
-        if (count > 0 && !emitEvent.scheduled() && !waitingForBuffer && slots[head].outstanding == 0) {
-            emitEvent.schedule(busy.book(packetCycles));
-        }
+    private int wrap(int i) {
+        return i < slots.length ? i : i - slots.length;
     }
 
-    private void emit() {
-        Slot s = slots[head];
-        if (s.outstanding > 0) {
-            return;
+    /**
+     * Hands every slot at the front of the emission order whose payload is on chip to the MAC. The packetizer is
+     * booked for the frame's cycles, and the frame is built now and sent with its ready time at the end of that
+     * booking, so the wire starts it exactly when a packetizer event at that instant would have; the slot stays
+     * occupied until then.
+     */
+    private void emitReady() {
+        while (count > held && !waitingForBuffer) {
+            int i = wrap(head + held);
+            Slot s = slots[i];
+            if (s.outstanding > 0) {
+                break;
+            }
+            Frame f = port.acquire();
+            if (f == null) {
+                waitingForBuffer = true;
+                break;
+            }
+            long t = busy.book(packetCycles);
+            emit(s, f, t);
+            freeAt[i] = t;
+            held++;
         }
-        Frame f = port.acquire();
-        if (f == null) {
-            waitingForBuffer = true;
-            return;
-        }
+        armRelease();
+    }
+
+    private void emit(Slot s, Frame f, long t) {
         Qp qp = s.qp;
         writer.macs(qp.peerMac, nic.mac).ipv4(nic.ip, qp.peerIp)
                 .udpSourcePort(RoceWriter.entropyPort(qp.qpn, qp.remoteQpn))
@@ -498,7 +525,7 @@ final class Transmitter extends Module implements DmaCallback {
         if (s.kind == KIND_REQUEST && (Opcode.isLast(s.opcode) || Opcode.isOnly(s.opcode))) {
             f.trace(s.wr, s.wr.generation);
         }
-        port.send(f);
+        port.send(f, t);
         packets.inc();
         bytes.add(s.length);
         if (s.kind == KIND_ACK) {
@@ -510,6 +537,7 @@ final class Transmitter extends Module implements DmaCallback {
         }
         if (s.kind == KIND_READ_RESPONSE
                 && (s.opcode == Opcode.RDMA_READ_RESPONSE_LAST || s.opcode == Opcode.RDMA_READ_RESPONSE_ONLY)) {
+            // The READ leaves the responder's IRD when its last response is handed to the MAC.
             qp.readHead = (qp.readHead + 1) % qp.readVa.length;
             qp.readCount--;
             qp.readNext--;
@@ -517,23 +545,47 @@ final class Transmitter extends Module implements DmaCallback {
         }
         if (s.kind == KIND_REQUEST) {
             Wr w = s.wr;
-            w.stamp(Stage.FIRST_PACKET, now());
+            w.stamp(Stage.FIRST_PACKET, t);
             if (Psn.diff(s.psn, w.lastPsn()) >= 0 || s.opcode == Opcode.RDMA_READ_REQUEST) {
-                w.stamp(Stage.LAST_PACKET, now());
+                w.stamp(Stage.LAST_PACKET, t);
             }
             if (qp.timerDeadline == Long.MAX_VALUE) {
-                restartTimer(qp, ackTimeoutPs);
+                restartTimer(qp, t - now() + ackTimeoutPs);
             }
         }
-        head = head + 1 == slots.length ? 0 : head + 1;
-        count--;
-        slotsInUse.set(count);
-        slotsSignal.set(count);
-        if (count == 0) {
-            busy.idle();
+    }
+
+    /** Frees the handed-over slots whose frames have started, with the occupancy statistic at their instants. */
+    private void release() {
+        long now = now();
+        while (held > 0 && freeAt[head] <= now) {
+            long t = freeAt[head];
+            head = head + 1 == slots.length ? 0 : head + 1;
+            held--;
+            count--;
+            slotsInUse.setAt(t, count);
+            if (count == 0) {
+                busy.idle();
+            }
         }
+    }
+
+    /**
+     * Lazily freed slots need an event only when the pump waits for one (every slot occupied) or when the
+     * occupancy or busy flag is traced, so the waveform changes at the right instant.
+     */
+    private void armRelease() {
+        if (held > 0 && !releaseEvent.scheduled()
+                && (count == slots.length || slotsSignal.enabled() || busySignal.enabled())) {
+            releaseEvent.schedule(Math.max(now(), freeAt[head]));
+        }
+    }
+
+    private void onRelease() {
+        release();
+        slotsSignal.set(count);
         pump();
-        scheduleEmit();
+        emitReady();
     }
 
     // ------------------------------------------------------------ requester transport

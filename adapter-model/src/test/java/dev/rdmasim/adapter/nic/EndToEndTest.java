@@ -141,6 +141,63 @@ class EndToEndTest {
         }
     }
 
+    /**
+     * Transmit slots stay occupied until their frame starts on the wire and are freed lazily: untraced, a release
+     * event exists only while the pump waits for a slot; traced, one runs at every release. With one to three slots
+     * the pump waits often. Multi-packet writes of random sizes must land byte for byte and complete in order, never
+     * hold more slots than exist, and every request's lifecycle must be the same picosecond for picosecond whether
+     * or not the waveform is traced.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3})
+    void writesLandWithFewTransmitSlotsTracedOrNot(int txSlots) {
+        List<String> untraced = fewSlotsRun(txSlots, false);
+        List<String> traced = fewSlotsRun(txSlots, true);
+        assertThat(untraced).hasSize(30).isEqualTo(traced);
+    }
+
+    private static List<String> fewSlotsRun(int txSlots, boolean traced) {
+        Simulator sim = new Simulator(1);
+        if (traced) {
+            sim.attachWave(new dev.rdmasim.kernel.wave.VcdWriter(java.io.Writer.nullWriter(), sim,
+                    dev.rdmasim.kernel.wave.SignalFilter.ALL));
+        }
+        TestHost[] p = TestHost.pair(sim, Profile.defaults().with(dev.rdmasim.adapter.config.Parameters.NIC_TX_SLOTS,
+                (long) txSlots), 1 << 20, ALL);
+        List<String> lifecycles = new ArrayList<>();
+        p[0].nic.addLifecycleListener((nic, qpn, wqe, op, bytes, syndrome, stamps) ->
+                lifecycles.add(wqe + " " + syndrome + " " + java.util.Arrays.toString(stamps)));
+        SplittableRandom rnd = new SplittableRandom(txSlots);
+        int n = 30;
+        byte[][] sent = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            int len = 1 + rnd.nextInt(9000);
+            sent[i] = pattern(100 + i, len);
+            p[0].mem.write(p[0].buf + i * 16384L, sent[i], 0, len);
+            p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf + i * 16384L, p[1].key, p[0].buf + i * 16384L, len, false, true);
+        }
+        sim.runUntil(5_000_000_000L);
+        List<byte[]> cqes = drain(p[0]);
+        assertThat(cqes).hasSize(n);
+        for (int i = 0; i < n; i++) {
+            assertThat(Cqe.syndrome(cqes.get(i), 0)).isZero();
+            assertThat(Cqe.wqeCounter(cqes.get(i), 0)).isEqualTo(i);
+            assertThat(p[1].mem.equalsRange(p[1].buf + i * 16384L, sent[i], 0, sent[i].length)).isTrue();
+            // Nothing beyond the message was written.
+            long rest = 16384 - sent[i].length;
+            assertThat(p[1].mem.digest(p[1].buf + i * 16384L + sent[i].length, rest))
+                    .isEqualTo(new dev.rdmasim.adapter.host.HostMemory("zero").digest(0, rest));
+        }
+        dev.rdmasim.kernel.stats.StatsGroup tx = sim.stats().groups().stream()
+                .filter(g -> g.path().equals("nicA.tx")).findFirst().orElseThrow();
+        tx.refresh();
+        long maxSlots = tx.stats().stream().filter(st -> st instanceof dev.rdmasim.kernel.stats.TimeAverage)
+                .map(st -> (dev.rdmasim.kernel.stats.TimeAverage) st)
+                .filter(st -> st.fullName().endsWith("slotsInUse")).findFirst().orElseThrow().max();
+        assertThat(maxSlots).isEqualTo(txSlots);
+        return lifecycles;
+    }
+
     @Test
     void badRemoteKeyIsARemoteAccessErrorAndLeavesTheTargetUnchanged() {
         Simulator sim = new Simulator(1);
