@@ -17,6 +17,8 @@ final class Busy {
     private final Counter jobs;
     private final Signal signal;
     private long busyUntil;
+    /** True once a job was booked, so busyUntil is a clock edge. */
+    private boolean booked;
 
     Busy(Module owner, ClockDomain clock, Signal busySignal) {
         this.owner = owner;
@@ -42,7 +44,10 @@ final class Busy {
      * the previous job; returns the time the job ends.
      */
     long book(long cycles) {
-        long start = clock.edgeAtOrAfter(Math.max(owner.now(), busyUntil));
+        long now = owner.now();
+        // The end of a booked job is a clock edge already: only an idle engine needs the division.
+        long start = busyUntil >= now && booked ? busyUntil : clock.edgeAtOrAfter(now);
+        booked = true;
         long end = start + clock.cyclesToPs(cycles);
         busyUntil = end;
         busyPs.add(end - start);
