@@ -1,14 +1,16 @@
 package dev.rdmasim.adapter.pcie;
 
 import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.wave.Signal;
 
 /**
  * One client's bounded submission queue into the {@link DmaEngine}. Requests of a channel are turned into TLPs in
- * submission order; channels share the link by round-robin, one TLP at a time. A full queue refuses the request and
- * later calls the channel's retry callback once a slot has freed.
+ * submission order and their ready times never decrease, so they also leave on the link in that order; channels share
+ * the link by round-robin, one TLP at a time. A full queue refuses the request and later calls the channel's retry
+ * callback once a slot has freed.
  */
 public final class DmaChannel {
     private final DmaEngine engine;
@@ -19,6 +21,8 @@ public final class DmaChannel {
     private Runnable retry;
     private boolean refused;
     private final Event retryEvent;
+    /** Ready time of the last request accepted. */
+    private long lastReadyPs;
 
     final Counter submitted;
     final Counter refusals;
@@ -55,7 +59,14 @@ public final class DmaChannel {
         this.retry = retry;
     }
 
-    /** Accepts the request or, if the queue is full, refuses it (false) and owes the client a retry. */
+    /**
+     * Accepts the request or, if the queue is full, refuses it (false) and owes the client a retry.
+     *
+     * <p>An accepted request is ready (its TLPs may start) at the later of now and its {@link DmaRequest#notBefore};
+     * without one, at the later of now and the ready time of the channel's previous request, behind which it waits.
+     * Ready times of a channel never decrease, which keeps its requests in order on the link: a request whose own
+     * ready time lies before the previous request's is an {@link InvariantViolation}.
+     */
     public boolean submit(DmaRequest r) {
         if (r.kind == null) {
             throw new IllegalArgumentException("DMA request submitted before read(...) or write(...) set it up");
@@ -63,18 +74,26 @@ public final class DmaChannel {
         if (r.inEngine) {
             throw new IllegalStateException("DMA request " + r + " submitted twice");
         }
+        long now = engine.now();
+        long ready = Math.max(now, r.notBeforePs == DmaRequest.NOW ? lastReadyPs : r.notBeforePs);
+        if (ready < lastReadyPs) {
+            throw new InvariantViolation(this + ": " + r + " ready at " + ready + " ps would overtake the channel's"
+                    + " previous request, ready at " + lastReadyPs + " ps (ready times of a channel must not decrease)");
+        }
         if (count == ring.length) {
             refused = true;
             refusals.inc();
             return false;
         }
+        lastReadyPs = ready;
+        r.readyPs = ready;
         r.engine = engine;
         r.inEngine = true;
         r.issued = 0;
         r.outstanding = r.length;
         r.sentSeen = false;
         r.appliedSeen = false;
-        r.submitPs = engine.now();
+        r.submitPs = now;
         int tail = head + count;
         ring[tail < ring.length ? tail : tail - ring.length] = r;
         count++;

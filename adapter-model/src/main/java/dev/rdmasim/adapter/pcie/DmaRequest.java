@@ -5,8 +5,9 @@ import java.util.Objects;
 
 /**
  * A DMA read or write of a contiguous host range, owned and reused by its client. The client fills it with
- * {@link #read} or {@link #write}, submits it on a {@link DmaChannel}, and must not touch it until its callback
- * says it is finished ({@code readDone}, {@code writeSent}, or {@code writeApplied} when asked for).
+ * {@link #read} or {@link #write}, optionally gives it a ready time with {@link #notBefore}, submits it on a
+ * {@link DmaChannel}, and must not touch it until its callback says it is finished ({@code readDone},
+ * {@code writeSent}, or {@code writeApplied} when asked for).
  */
 public final class DmaRequest {
     /** Direction from the device's point of view. */
@@ -25,6 +26,11 @@ public final class DmaRequest {
     DmaCallback callback;
     long cookie;
     boolean notifyApplied;
+    /** Earliest start on the link asked for by the client, or {@link #NOW}. */
+    long notBeforePs = NOW;
+
+    /** {@link #notBeforePs} when the client gave no ready time. */
+    static final long NOW = Long.MIN_VALUE;
 
     // Engine bookkeeping.
     DmaEngine engine;
@@ -32,6 +38,7 @@ public final class DmaRequest {
     int issued;
     int outstanding;
     long submitPs;
+    long readyPs;
     boolean sentSeen;
     boolean appliedSeen;
 
@@ -70,6 +77,27 @@ public final class DmaRequest {
         callback = cb;
         cookie = ck;
         notifyApplied = notify;
+        notBeforePs = NOW;
+        return this;
+    }
+
+    /**
+     * Gives the request, as prepared by the last {@link #read} or {@link #write} (which reset it to "ready at
+     * submission"), a ready time: none of its TLPs starts on the link before {@code ps}. The engine still issues it
+     * as soon as its channel's turn comes, so its TLPs hold their transmit-queue slots, and a read its tags, from
+     * then on; see {@link DmaChannel#submit} for the rules within a channel.
+     */
+    public DmaRequest notBefore(long ps) {
+        if (inEngine) {
+            throw new IllegalStateException("DMA request " + this + " is still in the engine; wait for its callback");
+        }
+        if (kind == null) {
+            throw new IllegalStateException("notBefore(" + ps + ") before read(...) or write(...) set the request up");
+        }
+        if (ps < 0) {
+            throw new IllegalArgumentException("DMA ready time must be >= 0 ps, got " + ps);
+        }
+        notBeforePs = ps;
         return this;
     }
 
@@ -109,6 +137,14 @@ public final class DmaRequest {
     /** Time the request was accepted by its channel, ps. */
     public long submitPs() {
         return submitPs;
+    }
+
+    /**
+     * Time from which the request's TLPs may start, ps: set at submission to the later of the submission time and
+     * {@link #notBefore} (or, without one, the channel's previous request's ready time). Read latency counts from it.
+     */
+    public long readyPs() {
+        return readyPs;
     }
 
     /** Called by the root complex when the last MWr of a notifying write is applied. */

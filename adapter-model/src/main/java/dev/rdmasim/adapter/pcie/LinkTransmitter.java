@@ -15,7 +15,8 @@ import dev.rdmasim.kernel.wave.Signal;
  * waiting for host memory), ties in enqueue order. That satisfies every PCIe ordering rule: posted writes never pass
  * each other, and a completion never passes a posted write queued before it was ready. Each traffic class (posted,
  * non-posted, completion) has its own limit, so a full class is refused without blocking the others from being
- * accepted. A TLP holds its class slot until it starts on the wire.
+ * accepted. A TLP holds its class slot from enqueue until it starts on the wire, even while it waits for its ready
+ * time; it counts as queued only from its ready time.
  *
  * <p>Data-link overhead is real bytes in the same stream: after the TLP that completes each {@code ackLimit} bytes
  * of link traffic an 8 B Ack DLLP follows, likewise an 8 B flow-control update every {@code fcUpdateLimit} bytes and
@@ -81,14 +82,12 @@ public final class LinkTransmitter extends Module {
     private LinkEnd bracketSender;
     private LinkEnd bracketReceiver;
 
-    // Serializer state after the last committed TLP.
-    private long wireBytes;
-    private long anchorBytes;
-    private long anchorPs;
-    private long freeAtPs;
-    private long sinceAck;
-    private long sinceFc;
-    private long sinceSkip;
+    /** Serializer state after the last committed TLP. */
+    private final ByteClock clock = new ByteClock();
+    /** A copy of {@link #clock} that places pending TLPs to find their provisional start and end. */
+    private final ByteClock probe = new ByteClock();
+    /** Pending TLPs marked notifySent. */
+    private int pendNotify;
 
     // Observed state (as of the last advance): bytes that have started, and the busy level last reported.
     private long startedBytes;
@@ -223,8 +222,9 @@ public final class LinkTransmitter extends Module {
     }
 
     /**
-     * Queues a TLP whose fields are set, to start no earlier than {@code readyPs} (not in the past). A TLP that
-     * asks for {@link Tlp#notifySent} must be ready now.
+     * Queues a TLP whose fields are set, to start no earlier than {@code readyPs} (not in the past). It holds its
+     * class slot from now until it starts, but counts as queued (statistic, signal, {@link #queued()}) only from its
+     * ready time. A TLP marked {@link Tlp#notifySent} is reported at its end whenever it is ready.
      */
     void enqueue(Tlp t, long readyPs) {
         long now = now();
@@ -233,9 +233,8 @@ public final class LinkTransmitter extends Module {
         if (classCount[c] >= classLimit[c]) {
             throw new InvariantViolation(fullName() + ": " + t.kind + " queued beyond its class limit " + classLimit[c]);
         }
-        if (readyPs < now || (t.notifySent && readyPs != now)) {
-            throw new InvariantViolation(fullName() + ": " + t + " ready at " + readyPs + " ps, now is " + now
-                    + " ps" + (t.notifySent ? " (a TLP whose end is reported must be ready now)" : ""));
+        if (readyPs < now) {
+            throw new InvariantViolation(fullName() + ": " + t + " ready at " + readyPs + " ps, now is " + now + " ps");
         }
         classCount[c]++;
         t.readyPs = readyPs;
@@ -243,11 +242,8 @@ public final class LinkTransmitter extends Module {
         if (readyPs == now) {
             // Everything still pending is ready later, so this TLP goes ahead of it: its timing is fixed now.
             commit(t);
-            if (t.notifySent) {
-                notify[(int) (nTail++ & ringMask)] = cSeq - 1;
-                if (nTail - nHead == 1) {
-                    sentEvent.schedule(t.endPs);
-                }
+            if (t.notifySent && pendNotify == 0 && nTail - nHead == 1) {
+                sentEvent.schedule(t.endPs);
             }
         } else {
             // Behind every pending TLP ready at or before it.
@@ -258,11 +254,18 @@ public final class LinkTransmitter extends Module {
             }
             pend[(pHead + i) & pendMask] = t;
             pCount++;
+            if (t.notifySent) {
+                pendNotify++;
+            }
             nextChangePs = Math.min(nextChangePs, readyPs);
             headChanged &= i == 0;
         }
         if (headChanged) {
             armDelivery();
+        }
+        if (pendNotify > 0) {
+            // The first pending TLP to report may have moved, or been passed by one committed now.
+            armSent();
         }
         if (tracing) {
             armTrace();
@@ -297,6 +300,10 @@ public final class LinkTransmitter extends Module {
                 pend[pHead] = null;
                 pHead = (pHead + 1) & pendMask;
                 pCount--;
+                if (t.notifySent) {
+                    // Its provisional end, for which the sent event is armed, is now its end.
+                    pendNotify--;
+                }
                 commit(t);
             }
         }
@@ -332,61 +339,26 @@ public final class LinkTransmitter extends Module {
         if (cSeq - dSeq == ring.length) {
             throw new InvariantViolation(fullName() + ": more TLPs queued and on the wire than it can hold");
         }
-        long start = t.readyPs;
-        if (start > freeAtPs) {
-            // The link is idle until then: restart the byte clock there so the gap is not counted as bytes.
-            anchorPs = start;
-            anchorBytes = wireBytes;
-        } else {
-            start = freeAtPs;
-        }
-        account(t.wireBytes);
+        ByteClock k = clock;
+        k.place(t.readyPs, t.wireBytes);
+        long start = k.start;
         t.startPs = start;
-        t.endPs = timeAt(wireBytes);
-        t.arrivePs = t.endPs + linkLatencyPs;
-        if (sinceAck >= ackLimit || sinceFc >= fcLimit || sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
-            appendOverhead(t);
-        } else {
-            t.ackBytes = 0;
-            t.fcBytes = 0;
-            t.skipBytes = 0;
-        }
-        freeAtPs = timeAt(wireBytes);
-        t.freeAfterPs = freeAtPs;
+        t.endPs = k.end;
+        t.arrivePs = k.end + linkLatencyPs;
+        t.ackBytes = k.ack;
+        t.fcBytes = k.fc;
+        t.skipBytes = k.skip;
+        t.freeAfterPs = k.freeAtPs;
         ring[(int) (cSeq & ringMask)] = t;
+        if (t.notifySent) {
+            notify[(int) (nTail++ & ringMask)] = cSeq;
+        }
         cSeq++;
         nextChangePs = Math.min(nextChangePs, start);
         queued.setAt(t.readyPs, cSeq - sSeq);
         if (tracing) {
             queueSignal.set(cSeq - sSeq);
         }
-    }
-
-    /** The DLLP and SKIP bytes that follow a TLP whose bytes crossed their intervals. */
-    private void appendOverhead(Tlp t) {
-        int ack = 0;
-        int fc = 0;
-        int skip = 0;
-        while (true) {
-            if (sinceAck >= ackLimit) {
-                sinceAck -= ackLimit;
-                account(PcieConfig.DLLP_BYTES);
-                ack += PcieConfig.DLLP_BYTES;
-            } else if (sinceFc >= fcLimit) {
-                sinceFc -= fcLimit;
-                account(PcieConfig.DLLP_BYTES);
-                fc += PcieConfig.DLLP_BYTES;
-            } else if (sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
-                sinceSkip -= PcieConfig.SKIP_INTERVAL_BYTES;
-                account(PcieConfig.SKIP_BYTES);
-                skip += PcieConfig.SKIP_BYTES;
-            } else {
-                break;
-            }
-        }
-        t.ackBytes = ack;
-        t.fcBytes = fc;
-        t.skipBytes = skip;
     }
 
     /** The TLP at sSeq has started: it leaves the queue and its class slot frees. */
@@ -437,16 +409,112 @@ public final class LinkTransmitter extends Module {
         }
     }
 
-    private void account(long n) {
-        wireBytes += n;
-        sinceAck += n;
-        sinceFc += n;
-        sinceSkip += n;
+    /**
+     * The serializer's byte clock: the cumulative byte count since the link last went idle, and the DLLP and SKIP
+     * intervals. {@link #place} puts one TLP after everything placed so far, the same arithmetic for the real
+     * serializer and for the probe that times pending TLPs ahead of their commit.
+     */
+    private final class ByteClock {
+        long wireBytes;
+        long anchorBytes;
+        long anchorPs;
+        long freeAtPs;
+        long sinceAck;
+        long sinceFc;
+        long sinceSkip;
+        // The last TLP placed: its start and end, and the overhead bytes that follow it.
+        long start;
+        long end;
+        int ack;
+        int fc;
+        int skip;
+
+        void copyFrom(ByteClock o) {
+            wireBytes = o.wireBytes;
+            anchorBytes = o.anchorBytes;
+            anchorPs = o.anchorPs;
+            freeAtPs = o.freeAtPs;
+            sinceAck = o.sinceAck;
+            sinceFc = o.sinceFc;
+            sinceSkip = o.sinceSkip;
+        }
+
+        void restart(long nowPs) {
+            wireBytes = anchorBytes = 0;
+            anchorPs = freeAtPs = nowPs;
+            sinceAck = sinceFc = sinceSkip = 0;
+        }
+
+        /** Places a TLP of {@code bytes} wire bytes ready at {@code readyPs}, then the overhead it triggers. */
+        void place(long readyPs, int bytes) {
+            long s = readyPs;
+            if (s > freeAtPs) {
+                // The link is idle until then: restart the byte clock there so the gap is not counted as bytes.
+                anchorPs = s;
+                anchorBytes = wireBytes;
+            } else {
+                s = freeAtPs;
+            }
+            account(bytes);
+            start = s;
+            end = timeAt(anchorPs, wireBytes - anchorBytes);
+            if (sinceAck >= ackLimit || sinceFc >= fcLimit || sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
+                appendOverhead();
+            } else {
+                ack = 0;
+                fc = 0;
+                skip = 0;
+            }
+            freeAtPs = timeAt(anchorPs, wireBytes - anchorBytes);
+        }
+
+        /** The DLLP and SKIP bytes that follow a TLP whose bytes crossed their intervals. */
+        private void appendOverhead() {
+            int a = 0;
+            int f = 0;
+            int k = 0;
+            while (true) {
+                if (sinceAck >= ackLimit) {
+                    sinceAck -= ackLimit;
+                    account(PcieConfig.DLLP_BYTES);
+                    a += PcieConfig.DLLP_BYTES;
+                } else if (sinceFc >= fcLimit) {
+                    sinceFc -= fcLimit;
+                    account(PcieConfig.DLLP_BYTES);
+                    f += PcieConfig.DLLP_BYTES;
+                } else if (sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
+                    sinceSkip -= PcieConfig.SKIP_INTERVAL_BYTES;
+                    account(PcieConfig.SKIP_BYTES);
+                    k += PcieConfig.SKIP_BYTES;
+                } else {
+                    break;
+                }
+            }
+            ack = a;
+            fc = f;
+            skip = k;
+        }
+
+        private void account(long n) {
+            wireBytes += n;
+            sinceAck += n;
+            sinceFc += n;
+            sinceSkip += n;
+        }
     }
 
-    /** Time the byte at cumulative position {@code bytes} has fully left, rounded up to the picosecond. */
-    private long timeAt(long bytes) {
-        return timeAt(anchorPs, bytes - anchorBytes);
+    /**
+     * Places the pending TLPs up to index {@code i} on the probe; its start and end are then pend[i]'s provisional
+     * ones: exact unless a TLP is queued ahead of it before it commits, which only makes them later.
+     */
+    private ByteClock probe(int i) {
+        ByteClock p = probe;
+        p.copyFrom(clock);
+        for (int j = 0; j <= i; j++) {
+            Tlp t = pend[(pHead + j) & pendMask];
+            p.place(t.readyPs, t.wireBytes);
+        }
+        return p;
     }
 
     private long timeAt(long fromPs, long b) {
@@ -462,9 +530,7 @@ public final class LinkTransmitter extends Module {
             at = ring[(int) (dSeq & ringMask)].arrivePs;
         } else if (pCount > 0) {
             // Nothing is ahead of it on the wire: it would start at its ready time, or when the DLLPs are out.
-            Tlp t = pend[pHead];
-            at = t.readyPs > freeAtPs ? timeAt(t.readyPs, t.wireBytes) : timeAt(wireBytes + t.wireBytes);
-            at += linkLatencyPs;
+            at = probe(0).end + linkLatencyPs;
         } else {
             deliver.cancel();
             return;
@@ -487,10 +553,11 @@ public final class LinkTransmitter extends Module {
             }
         }
         for (int i = 0; i < pCount && at == NEVER; i++) {
-            // Not committed yet: look again once it is (its start is at or after its ready time).
+            // Not committed yet: its provisional start. Should a TLP be queued ahead of it, the wake-up comes early,
+            // finds the class still full and is armed again.
             Tlp t = pend[(pHead + i) & pendMask];
             if ((waiting & 1 << t.kind.ordinal()) != 0) {
-                at = t.readyPs;
+                at = probe(i).start;
             }
         }
         if (at == NEVER) {
@@ -599,12 +666,24 @@ public final class LinkTransmitter extends Module {
         armSent();
     }
 
+    /**
+     * Arms the sent event for the first TLP to report: a committed one, or else the first pending one at its
+     * provisional end (early if a TLP is queued ahead of it later; {@link #onSent} then arms it again).
+     */
     private void armSent() {
-        if (nHead == nTail) {
+        long at;
+        if (nHead < nTail) {
+            at = ring[(int) (notify[(int) (nHead & ringMask)] & ringMask)].endPs;
+        } else if (pendNotify > 0) {
+            int i = 0;
+            while (!pend[(pHead + i) & pendMask].notifySent) {
+                i++;
+            }
+            at = probe(i).end;
+        } else {
             sentEvent.cancel();
             return;
         }
-        long at = ring[(int) (notify[(int) (nHead & ringMask)] & ringMask)].endPs;
         if (!sentEvent.scheduled()) {
             sentEvent.schedule(at);
         } else if (sentEvent.time() != at) {
@@ -688,9 +767,8 @@ public final class LinkTransmitter extends Module {
         wake.cancel();
         trace.cancel();
         waiting = 0;
-        wireBytes = anchorBytes = 0;
-        anchorPs = freeAtPs = now();
-        sinceAck = sinceFc = sinceSkip = 0;
+        clock.restart(now());
+        pendNotify = 0;
         startedBytes = 0;
         busyOn = false;
         nextChangePs = NEVER;

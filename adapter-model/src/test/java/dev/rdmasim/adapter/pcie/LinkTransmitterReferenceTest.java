@@ -19,8 +19,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The lazily timed link against a reference written here from the rules alone: TLPs leave in ready order (ties in
  * enqueue order), each starts at the later of its ready time and the end of the bytes before it, DLLP and SKIP
  * bytes follow the TLP that crosses their interval, time is the byte count since the link last went idle times the
- * exact ps per byte, rounded up. A random sender (bursts, gaps, completions ready in the future, some writes that
- * want to hear of their end) pushes against small class limits. Every TLP's start, end, report of its end and
+ * exact ps per byte, rounded up. A random sender (bursts, gaps, TLPs of every kind ready in the future, some writes
+ * that want to hear of their end) pushes against small class limits. Every TLP's start, end, report of its end and
  * arrival, every answer of canAccept and every wake-up, the statistics at checkpoints and the number of events are
  * checked.
  */
@@ -264,7 +264,10 @@ class LinkTransmitterReferenceTest {
             TlpKind kind = TlpKind.values()[rnd.nextInt(3)];
             int payload = kind == TlpKind.MRD ? 0 : 1 + rnd.nextInt(cfg.mps());
             int overhead = kind == TlpKind.CPLD ? cfg.completionOverheadBytes() : cfg.requestOverheadBytes();
-            long readyDelay = kind == TlpKind.CPLD && rnd.nextBoolean() ? rnd.nextLong(400_000) : 0;
+            // Completions wait for host memory; requests may be handed over ahead of their ready time (DMA requests
+            // with a ready time), including writes that want to hear of their end.
+            boolean later = kind == TlpKind.CPLD ? rnd.nextBoolean() : rnd.nextInt(4) == 0;
+            long readyDelay = later ? rnd.nextLong(400_000) : 0;
             script.add(new Item(i, kind, overhead + payload, readyDelay, kind == TlpKind.MWR && rnd.nextBoolean()));
         }
         Simulator sim = new Simulator(seed);
