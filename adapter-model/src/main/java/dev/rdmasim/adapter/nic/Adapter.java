@@ -89,7 +89,6 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     private final Busy fetchBusy;
     private final Event fetchStep;
     private final IntRing parseQueue;
-    private final Event parseStep;
     private final Busy parseBusy;
     private final SendWqeParser parser;
     private boolean fetchSubmitBlocked;
@@ -178,7 +177,6 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         parseBusy = new Busy(new Module(this, "parse") {
         }, clock, signal("parseBusy", 1));
         fetchStep = sim.event(name + ".fetch", this::fetchOne);
-        parseStep = sim.event(name + ".parse", this::parseOne);
         fetchChannel.setRetry(this::onFetchRetry);
         parser = new SendWqeParser(Math.max(1, Math.min(63, profile.getInt(NDK_MAX_INITIATOR_REQUEST_SGE))));
         prefetchDepth = profile.getInt(NIC_WQE_PREFETCH_DEPTH);
@@ -709,16 +707,33 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             qp.inParseQueue = true;
             parseQueue.add(qp.qpn);
         }
-        if (!parseStep.scheduled() && !parseStalledOnInline) {
-            parseStep.schedule(parseBusy.book(parseCycles));
-        }
+        parse();
     }
 
-    private void parseOne() {
-        if (parseQueue.isEmpty()) {
-            parseBusy.idle();
-            return;
+    /**
+     * Parses every staged WQE it can, now: the fetched bytes are on chip, so the parser's work is done at once and
+     * each WQE is booked on the parser for its cycles; the request carries the end of that booking as its ready
+     * time, before which none of it (payload read, packet) may go out. So a WQE costs no parser event, and the
+     * request leaves when a parser event at that instant would have let it.
+     */
+    private void parse() {
+        if (parsing) {
+            return; // re-entered through the transmitter; the loop below picks the new work up
         }
+        parsing = true;
+        try {
+            while (!parseQueue.isEmpty() && !parseStalledOnInline) {
+                parseOne();
+            }
+        } finally {
+            parsing = false;
+        }
+        parseBusy.idleAfterBookings();
+    }
+
+    private boolean parsing;
+
+    private void parseOne() {
         Qp qp = qp(parseQueue.peek());
         int avail = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
         boolean more = false;
@@ -733,13 +748,14 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                     // The inline buffer is full: the parser stalls until an acknowledgement frees it.
                     inlineStalls.inc();
                     parseStalledOnInline = true;
-                    parseBusy.idle();
                     return;
                 }
+                long ready = parseBusy.book(parseCycles);
                 Wr w = qp.wr(qp.wrCount);
                 w.clear();
                 w.stamp(Stage.DOORBELL, qp.doorbellPs);
-                w.stamp(Stage.WQE_FETCHED, now());
+                w.stamp(Stage.WQE_FETCHED, ready);
+                w.readyPs = ready;
                 fill(qp, w, syndrome, bbs);
                 if (w.inline) {
                     takeInline(w.length);
@@ -762,11 +778,6 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             parseQueue.add(qp.qpn);
         }
         queueFetch(qp);
-        if (!parseQueue.isEmpty()) {
-            parseStep.schedule(parseBusy.book(parseCycles));
-        } else {
-            parseBusy.idle();
-        }
     }
 
     private void reserveWqeCache(int bbs) {
@@ -803,9 +814,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         inlineSignal.set(inlineBytes - inlineFree);
         if (parseStalledOnInline) {
             parseStalledOnInline = false;
-            if (!parseStep.scheduled()) {
-                parseStep.schedule(parseBusy.book(parseCycles));
-            }
+            parse();
         }
     }
 

@@ -44,7 +44,15 @@ final class Busy {
      * the previous job; returns the time the job ends.
      */
     long book(long cycles) {
-        long now = owner.now();
+        return book(cycles, 0);
+    }
+
+    /**
+     * Books a job of {@code cycles} that may not start before {@code notBeforePs} either (its input is not there
+     * yet); returns the time the job ends.
+     */
+    long book(long cycles, long notBeforePs) {
+        long now = Math.max(owner.now(), notBeforePs);
         // The end of a booked job is a clock edge already: only an idle engine needs the division.
         long start = busyUntil >= now && booked ? busyUntil : clock.edgeAtOrAfter(now);
         booked = true;
@@ -60,4 +68,25 @@ final class Busy {
     void idle() {
         signal.set(0);
     }
+
+    /**
+     * Called by an engine that books its jobs ahead of time when it has nothing left: the flag drops when the last
+     * booked job ends. That instant needs an event only when the flag is traced.
+     */
+    void idleAfterBookings() {
+        if (busyUntil <= owner.now()) {
+            signal.set(0);
+        } else if (signal.enabled()) {
+            if (idleEvent == null) {
+                idleEvent = owner.sim().event(owner.fullName() + ".idle", () -> {
+                    if (busyUntil <= owner.now()) {
+                        signal.set(0);
+                    }
+                });
+            }
+            idleEvent.reschedule(busyUntil);
+        }
+    }
+
+    private dev.rdmasim.kernel.Event idleEvent;
 }

@@ -57,6 +57,8 @@ final class Transmitter extends Module implements DmaCallback {
         int dmaLength;
         int syndrome;
         int msn;
+        /** Nothing of this packet (payload read, frame) may go out before: its request's parse end. */
+        long readyPs;
         final byte[] buf;
         final DmaRequest[] reads;
         final int index;
@@ -102,6 +104,8 @@ final class Transmitter extends Module implements DmaCallback {
     /** Retries a QP gets back after every acknowledgement that makes progress. */
     private final int retryCount;
     private LinkEndpoint port;
+    /** The latest ready time given to a payload read on {@link #channel}. */
+    private long readyFloor;
     private boolean waitingForBuffer;
     private final Counter packets;
     private final Counter bytes;
@@ -247,6 +251,7 @@ final class Transmitter extends Module implements DmaCallback {
         s.ackRequest = false;
         s.solicited = false;
         s.immediate = 0;
+        s.readyPs = 0;
         return s;
     }
 
@@ -289,6 +294,7 @@ final class Transmitter extends Module implements DmaCallback {
         int len = read ? 0 : (int) Math.min(nic.mtu, w.length - off);
         Slot s = alloc(KIND_REQUEST, qp);
         s.wr = w;
+        s.readyPs = w.readyPs;
         s.psn = psn;
         s.length = len;
         s.opcode = requestOpcode(w, k);
@@ -397,6 +403,12 @@ final class Transmitter extends Module implements DmaCallback {
         }
         int slotIndex = s.index;
         s.reads[n].read(pa, s.buf, bufOff, len, this, (long) slotIndex << 8 | n);
+        if (s.readyPs > now()) {
+            // Ready times given to one channel may not decrease; the parser's are booked in order, so keeping the
+            // highest given so far only matters when round robin takes an older request after a newer one.
+            readyFloor = Math.max(readyFloor, s.readyPs);
+            s.reads[n].notBefore(readyFloor);
+        }
         s.outstanding++;
         if (!pendingSubmits.isEmpty() || !channel.submit(s.reads[n])) {
             pendingSubmits.add(slotIndex << 8 | n);
@@ -499,7 +511,7 @@ final class Transmitter extends Module implements DmaCallback {
                 waitingForBuffer = true;
                 break;
             }
-            long t = busy.book(packetCycles);
+            long t = busy.book(packetCycles, s.readyPs);
             emit(s, f, t);
             freeAt[i] = t;
             held++;

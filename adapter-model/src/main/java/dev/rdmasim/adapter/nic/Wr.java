@@ -27,6 +27,8 @@ final class Wr {
     /** Inline payload, held in the adapter's inline buffer until the request is acknowledged. */
     final byte[] inlineData;
     int firstPsn;
+    /** When the parser is done with it: nothing of the request may go out (payload read, packet) before. */
+    long readyPs;
     int packets;
     /** Packets handed to the transmitter (reset to the retransmit point on go-back-N). */
     int packetsQueued;
@@ -59,6 +61,7 @@ final class Wr {
         pendingWrites = 0;
         acked = false;
         syndrome = 0;
+        readyPs = 0;
         Arrays.fill(stamps, Stage.NOT_REACHED);
     }
 

@@ -86,6 +86,40 @@ class EndToEndTest {
         assertThat(saved).as("non-inline %d ps, inline %d ps", t[0], t[1]).isBetween(400_000L, 900_000L);
     }
 
+    /**
+     * The parser does its work when the WQE arrives and gives the request a ready time at the end of its cycles;
+     * nothing of the request may leave before then. So on an idle pair every extra parse cycle delays the
+     * completion by exactly one cycle, for a payload read (non-inline) and for the packet itself (inline).
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void parseCyclesDelayEverythingAfterTheParserExactly(boolean inline) {
+        long base = warmWriteTime(4, inline);
+        long slow = warmWriteTime(404, inline);
+        // 400 cycles of the 500 MHz core clock.
+        assertThat(slow - base).isEqualTo(400 * 2_000L);
+    }
+
+    private static long warmWriteTime(long parseCycles, boolean inline) {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, Profile.defaults()
+                .with(dev.rdmasim.adapter.config.Parameters.NIC_WQE_PARSE_CYCLES, parseCycles), 1 << 20, ALL);
+        p[0].mem.write(p[0].buf, pattern(1, 64), 0, 64);
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 64, false, true);
+        sim.runUntil(100_000_000L);
+        assertThat(drain(p[0])).hasSize(1);
+        long start = sim.now();
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf + 64, p[1].key, p[0].buf, 64, inline, true);
+        long done = -1;
+        while (done < 0 && sim.step()) {
+            if (p[0].poll() != null) {
+                done = sim.now();
+            }
+        }
+        assertThat(p[1].mem.equalsRange(p[1].buf + 64, pattern(1, 64), 0, 64)).isTrue();
+        return done - start;
+    }
+
     @Test
     void sendIsScatteredIntoThePostedReceiveAndBothSidesComplete() {
         Simulator sim = new Simulator(1);
