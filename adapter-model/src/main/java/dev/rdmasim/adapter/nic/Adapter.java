@@ -176,6 +176,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         fetchBusy = new Busy(this, clock, signal("fetchBusy", 1));
         parseBusy = new Busy(new Module(this, "parse") {
         }, clock, signal("parseBusy", 1));
+        parseResume = sim.event(name + ".parse", this::parse);
         fetchStep = sim.event(name + ".fetch", this::fetchOne);
         fetchChannel.setRetry(this::onFetchRetry);
         parser = new SendWqeParser(Math.max(1, Math.min(63, profile.getInt(NDK_MAX_INITIATOR_REQUEST_SGE))));
@@ -714,7 +715,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
      * Parses every staged WQE it can, now: the fetched bytes are on chip, so the parser's work is done at once and
      * each WQE is booked on the parser for its cycles; the request carries the end of that booking as its ready
      * time, before which none of it (payload read, packet) may go out. So a WQE costs no parser event, and the
-     * request leaves when a parser event at that instant would have let it.
+     * request leaves when a parser event at that instant would have let it. Only an idle parser takes a WQE this
+     * way; WQEs that queue behind a busy one are taken one by one as it frees (an event each), so no request
+     * holds tags or link slots for longer than one parse ahead.
      */
     private void parse() {
         if (parsing) {
@@ -723,6 +726,12 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         parsing = true;
         try {
             while (!parseQueue.isEmpty() && !parseStalledOnInline) {
+                if (parseBusy.busyUntil() > now()) {
+                    if (!parseResume.scheduled()) {
+                        parseResume.schedule(parseBusy.busyUntil());
+                    }
+                    break;
+                }
                 parseOne();
             }
         } finally {
@@ -732,6 +741,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     }
 
     private boolean parsing;
+    private final Event parseResume;
 
     private void parseOne() {
         Qp qp = qp(parseQueue.peek());

@@ -73,7 +73,9 @@ final class CqeWriter extends Module implements DmaCallback {
     private int nextEvent;
     private final byte[] dbBuf = new byte[Doorbells.CQ_RECORD_SIZE];
     private final byte[] msiBuf = new byte[4];
-    private final Event stepEvent;
+    /** Inside {@link #pump()}'s loop: calls from below only add work for it. */
+    private boolean pumping;
+    private final Event resume;
     private boolean waiting;
     private boolean submitBlocked;
     private final Counter written;
@@ -95,12 +97,12 @@ final class CqeWriter extends Module implements DmaCallback {
             jobs[i] = new Job();
         }
         busy = new Busy(this, clock, signal("busy", 1));
+        resume = sim().event(fullName() + ".step", this::pump);
         cqcCache = new SetAssocCache(this, "cqcCache", cqcEntries, cqcWays, 64, nic.cachePolicy());
         for (int i = 0; i < EVENT_SLOTS; i++) {
             eqeWrites[i] = new DmaRequest();
             msiWrites[i] = new DmaRequest();
         }
-        stepEvent = sim().event(fullName() + ".step", this::step);
         channel.setRetry(this::onRetry);
         written = stats().counter("cqes", "CQEs", "CQEs written to host memory");
         errors = stats().counter("errorCqes", "CQEs", "error CQEs written");
@@ -144,15 +146,37 @@ final class CqeWriter extends Module implements DmaCallback {
         pump();
     }
 
+    /**
+     * Prepares every CQE it can, now. CQEs are pipelined: the next one is prepared while earlier ones are still
+     * on their way. Each is booked for {@code nic.cqeCycles} and its DMA requests carry the end of that booking
+     * as their ready time, so the writer costs no event of its own and its writes leave when a writer event at
+     * that instant would have issued them. Only an idle writer takes a job this way; jobs queued behind a busy
+     * one are taken one by one as it frees (an event each), so no write holds a link slot for longer than one
+     * CQE ahead.
+     */
     void pump() {
-        // CQEs are pipelined: the next one is prepared while earlier ones are still on their way.
-        if (waiting || stepEvent.scheduled() || issued == count || submitBlocked) {
+        if (pumping) {
             return;
         }
-        stepEvent.schedule(busy.book(cqeCycles));
+        pumping = true;
+        try {
+            while (!waiting && issued < count && !submitBlocked) {
+                if (busy.busyUntil() > now()) {
+                    if (!resume.scheduled()) {
+                        resume.schedule(busy.busyUntil());
+                    }
+                    break;
+                }
+                step(busy.book(cqeCycles));
+            }
+        } finally {
+            pumping = false;
+        }
+        busy.idleAfterBookings();
     }
 
-    private void step() {
+    /** Processes the next job as of {@code t}, the end of its booking. */
+    private void step(long t) {
         int index = wrap(head + issued);
         Job j = jobs[index];
         Cq cq = nic.cq(j.cqn);
@@ -161,7 +185,7 @@ final class CqeWriter extends Module implements DmaCallback {
             if (r <= -3) {
                 waiting = true;
                 ctxRead.read(nic.cqContextAddress(j.cqn), cqcCache.line(SetAssocCache.missSlot(r)), 0, 64, this, SetAssocCache.missSlot(r));
-                submit(ctxRead);
+                submit(ctxRead.notBefore(t));
             } else {
                 waiting = true;
             }
@@ -172,13 +196,12 @@ final class CqeWriter extends Module implements DmaCallback {
             j.dropped = true;
             issued++;
             retireDone();
-            pump();
             return;
         }
         if (cq.producer - cq.consumerKnown >= cq.size()) {
             waiting = true;
             dbRead.read(cq.dbRecord, dbBuf, 0, dbBuf.length, this, -1);
-            submit(dbRead);
+            submit(dbRead.notBefore(t));
             return;
         }
         int owner = Cqe.ownerBit(cq.producer, cq.logSize);
@@ -196,16 +219,16 @@ final class CqeWriter extends Module implements DmaCallback {
         j.write.write(addr, j.cqe, 0, Cqe.SIZE, this, index, true);
         issued++;
         unsent++;
-        submit(j.write);
+        submit(j.write.notBefore(t));
         boolean matches = cq.armed && (!cq.armSolicitedOnly || j.solicited || j.syndrome != 0);
         if (matches) {
             // One-shot: the arm is used up; moderation may hold the event back.
             cq.armed = false;
             cq.eventHeld = true;
             cq.heldEvents = 0;
-            cq.firstHeldPs = now();
+            cq.firstHeldPs = t;
             if (cq.moderationPeriodPs > 0 && cq.moderationCount > 1) {
-                cq.moderationTimer.reschedule(now() + cq.moderationPeriodPs);
+                cq.moderationTimer.reschedule(t + cq.moderationPeriodPs);
             }
         }
         if (cq.eventHeld) {
@@ -217,7 +240,6 @@ final class CqeWriter extends Module implements DmaCallback {
                 j.eventCqnAfter = cq.cqn;
             }
         }
-        pump();
     }
 
     private void submit(DmaRequest r) {

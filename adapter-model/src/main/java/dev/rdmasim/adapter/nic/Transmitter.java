@@ -93,6 +93,7 @@ final class Transmitter extends Module implements DmaCallback {
     private final Busy busy;
     /** Frees handed-over slots at their time, armed only when something waits for a slot or the waveform shows them. */
     private final Event releaseEvent;
+    private final Event emitResume;
     private final dev.rdmasim.kernel.wave.Signal busySignal;
     private final int packetCycles;
     private final int maxUnacked;
@@ -135,6 +136,7 @@ final class Transmitter extends Module implements DmaCallback {
         busySignal = signal("busy", 1);
         busy = new Busy(this, nic.clock, busySignal);
         releaseEvent = sim().event(fullName() + ".release", this::onRelease);
+        emitResume = sim().event(fullName() + ".emit", this::emitReady);
         packetCycles = nic.profile.getInt(NIC_TX_PACKET_CYCLES);
         maxUnacked = nic.profile.getInt(TRANSPORT_MAX_UNACKED_PSNS);
         ackTimeoutPs = nic.profile.getLong(TRANSPORT_ACK_TIMEOUT);
@@ -497,13 +499,20 @@ final class Transmitter extends Module implements DmaCallback {
      * Hands every slot at the front of the emission order whose payload is on chip to the MAC. The packetizer is
      * booked for the frame's cycles, and the frame is built now and sent with its ready time at the end of that
      * booking, so the wire starts it exactly when a packetizer event at that instant would have; the slot stays
-     * occupied until then.
+     * occupied until then. Only an idle packetizer takes a slot this way; slots ready behind a busy one are taken
+     * one by one as it frees (an event each), so no frame holds a link buffer for longer than one packet ahead.
      */
     private void emitReady() {
         while (count > held && !waitingForBuffer) {
             int i = wrap(head + held);
             Slot s = slots[i];
             if (s.outstanding > 0) {
+                break;
+            }
+            if (busy.busyUntil() > now()) {
+                if (!emitResume.scheduled()) {
+                    emitResume.schedule(busy.busyUntil());
+                }
                 break;
             }
             Frame f = port.acquire();
