@@ -535,11 +535,7 @@ public final class LinkTransmitter extends Module {
             deliver.cancel();
             return;
         }
-        if (!deliver.scheduled()) {
-            deliver.schedule(at);
-        } else if (deliver.time() != at) {
-            deliver.reschedule(at);
-        }
+        moveTo(deliver, at);
     }
 
     /** Schedules the wake-up for the waiting classes: when the first queued TLP of one of them starts. */
@@ -563,11 +559,7 @@ public final class LinkTransmitter extends Module {
         if (at == NEVER) {
             throw new InvariantViolation(fullName() + ": a sender waits for a class with nothing queued");
         }
-        if (!wake.scheduled()) {
-            wake.schedule(at);
-        } else if (wake.time() != at) {
-            wake.reschedule(at);
-        }
+        moveTo(wake, at);
     }
 
     /** Schedules the next signal change, while signals are traced. */
@@ -684,10 +676,15 @@ public final class LinkTransmitter extends Module {
             sentEvent.cancel();
             return;
         }
-        if (!sentEvent.scheduled()) {
-            sentEvent.schedule(at);
-        } else if (sentEvent.time() != at) {
-            sentEvent.reschedule(at);
+        moveTo(sentEvent, at);
+    }
+
+    /** Schedules {@code e} at {@code at}, moving it only if it is pending at another time. */
+    private static void moveTo(Event e, long at) {
+        if (!e.scheduled()) {
+            e.schedule(at);
+        } else if (e.time() != at) {
+            e.reschedule(at);
         }
     }
 
