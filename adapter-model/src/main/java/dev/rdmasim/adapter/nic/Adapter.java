@@ -149,6 +149,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 maxMrs, profile.getInt(NIC_MKEY_CACHE_ENTRIES), profile.getInt(NIC_MKEY_CACHE_WAYS),
                 profile.getInt(NIC_MTT_CACHE_ENTRIES), profile.getInt(NIC_MTT_CACHE_WAYS),
                 pcie.dma().addChannel("keyFill", readQueue), 16, cachePolicy());
+        keys.readyAt(() -> aheadPs);
         qpcCache = new SetAssocCache(this, "qpcCache", profile.getInt(NIC_QPC_CACHE_ENTRIES),
                 profile.getInt(NIC_QPC_CACHE_WAYS), QP_CONTEXT_BYTES, cachePolicy());
         qpcCache.keepEvictedLines();
@@ -538,7 +539,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     private void pumpFetch() {
         if (!fetchStep.scheduled() && !fetchQueue.isEmpty() && !fetchSubmitBlocked) {
-            fetchStep.schedule(fetchBusy.book(1));
+            fetchStep.schedule(fetchBusy.book(1, at()));
         }
     }
 
@@ -701,6 +702,28 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         queueFetch(qp);
     }
 
+    // ---------------------------------------------------------------- work done ahead of its instant
+
+    /**
+     * While the receive pipeline handles a frame the moment it arrives, the instant that work is for: the end of
+     * the pipeline's cycles. 0 otherwise.
+     */
+    long aheadPs;
+
+    /** The instant the work now running is for: now, or later while a frame is handled ahead of its instant. */
+    long at() {
+        long n = now();
+        return aheadPs > n ? aheadPs : n;
+    }
+
+    /** Gives {@code r} the instant of the work now running as its ready time, when that is later than now. */
+    DmaRequest ready(DmaRequest r) {
+        if (aheadPs > now()) {
+            r.notBefore(aheadPs);
+        }
+        return r;
+    }
+
     // ---------------------------------------------------------------- WQE parser
 
     private void queueParse(Qp qp) {
@@ -726,7 +749,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         parsing = true;
         try {
             while (!parseQueue.isEmpty() && !parseStalledOnInline) {
-                if (parseBusy.busyUntil() > now()) {
+                if (parseBusy.busyUntil() > at()) {
                     if (!parseResume.scheduled()) {
                         parseResume.schedule(parseBusy.busyUntil());
                     }
@@ -760,7 +783,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                     parseStalledOnInline = true;
                     return;
                 }
-                long ready = parseBusy.book(parseCycles);
+                long ready = parseBusy.book(parseCycles, at());
                 Wr w = qp.wr(qp.wrCount);
                 w.clear();
                 w.stamp(Stage.DOORBELL, qp.doorbellPs);

@@ -161,13 +161,13 @@ final class CqeWriter extends Module implements DmaCallback {
         pumping = true;
         try {
             while (!waiting && issued < count && !submitBlocked) {
-                if (busy.busyUntil() > now()) {
+                if (busy.busyUntil() > nic.at()) {
                     if (!resume.scheduled()) {
                         resume.schedule(busy.busyUntil());
                     }
                     break;
                 }
-                step(busy.book(cqeCycles));
+                step(busy.book(cqeCycles, nic.at()));
             }
         } finally {
             pumping = false;

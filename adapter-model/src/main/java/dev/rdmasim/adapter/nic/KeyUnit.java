@@ -44,6 +44,13 @@ final class KeyUnit extends Module implements DmaCallback {
     private final Counter checks;
     private final Counter violations;
 
+    /** The instant the work asking for a line is for (see Adapter#at); fills may not leave earlier. */
+    private java.util.function.LongSupplier readyAt = () -> 0L;
+
+    void readyAt(java.util.function.LongSupplier source) {
+        readyAt = source;
+    }
+
     KeyUnit(Module parent, HostMemory memory, long contextBase, int maxKeys, int keyEntries, int keyWays,
             int mttEntries, int mttWays, DmaChannel channel, int maxFills, SetAssocCache.Policy policy) {
         super(parent, "keys");
@@ -181,6 +188,10 @@ final class KeyUnit extends Module implements DmaCallback {
                 fillSlot[i] = slot;
                 fillIsKey[i] = key;
                 fills[i].read(addr, c.line(slot), 0, c.lineBytes(), this, i);
+                long ready = readyAt.getAsLong();
+                if (ready > now()) {
+                    fills[i].notBefore(ready); // asked by work done ahead of its instant
+                }
                 if (!channel.submit(fills[i])) {
                     // Resubmitted from onFill when the channel has room.
                     pendingSubmit = true;

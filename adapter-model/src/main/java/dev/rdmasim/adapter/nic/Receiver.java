@@ -47,6 +47,9 @@ final class Receiver extends Module implements DmaCallback {
     private final RoceReader reader;
     private final Busy busy;
     private final Event stepEvent;
+    private final Event retryEvent;
+    /** When the pipeline's cycles for the current frame end. */
+    private long currentReadyPs;
     private final int packetCycles;
     private final int ackEvery;
     private LinkEndpoint port;
@@ -87,6 +90,7 @@ final class Receiver extends Module implements DmaCallback {
         reader = new RoceReader(stats());
         busy = new Busy(this, nic.clock, signal("busy", 1));
         stepEvent = sim().event(fullName() + ".step", this::step);
+        retryEvent = sim().event(fullName() + ".retry", this::onRetry);
         packetCycles = nic.profile.getInt(NIC_RX_PACKET_CYCLES);
         ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
         for (int i = 0; i < WRITES; i++) {
@@ -114,14 +118,30 @@ final class Receiver extends Module implements DmaCallback {
         port.connectReceiver(this::accept);
     }
 
+    /**
+     * Takes a frame if the pipeline is free. The frame's checks and their effects are worked out at once, for the
+     * instant the pipeline's cycles end ({@link Adapter#aheadPs}): DMA writes, the ACK and the completions it
+     * causes carry that instant as their ready time, so they leave when a pipeline event at that instant would have
+     * sent them, without the event. The pipeline stays occupied until then: a frame arriving earlier is refused
+     * and offered again when it frees, as before.
+     */
     private boolean accept(Frame f) {
-        if (current != null) {
+        if (current != null || busy.busyUntil() > now()) {
             refused = true;
+            if (current == null && !retryEvent.scheduled()) {
+                retryEvent.schedule(busy.busyUntil());
+            }
             return false;
         }
         current = f;
         frames.inc();
-        stepEvent.schedule(busy.book(packetCycles));
+        currentReadyPs = busy.book(packetCycles);
+        nic.aheadPs = currentReadyPs;
+        try {
+            step();
+        } finally {
+            nic.aheadPs = 0;
+        }
         return true;
     }
 
@@ -129,14 +149,25 @@ final class Receiver extends Module implements DmaCallback {
     void resume() {
         if (current != null && waiting && !stepEvent.scheduled()) {
             waiting = false;
-            stepEvent.scheduleIn(0);
+            // Not before the pipeline's cycles for it are over; from then on it runs at its own instant.
+            stepEvent.schedule(Math.max(now(), currentReadyPs));
         }
     }
 
     private void done() {
         current = null;
-        busy.idle();
-        if (refused) {
+        busy.idleAfterBookings();
+        if (refused && busy.busyUntil() <= now()) {
+            refused = false;
+            port.retryDelivery();
+        } else if (refused && !retryEvent.scheduled()) {
+            retryEvent.schedule(busy.busyUntil());
+        }
+    }
+
+    /** The pipeline has freed after refusing a frame: ask the link to offer it again. */
+    private void onRetry() {
+        if (refused && current == null) {
             refused = false;
             port.retryDelivery();
         }
@@ -335,7 +366,7 @@ final class Receiver extends Module implements DmaCallback {
      */
     private void notePlaced(Qp qp, Frame f) {
         if (f.trace() instanceof Wr w && w.generation == f.traceGeneration()) {
-            w.stamp(Stage.REMOTE_PLACED, now());
+            w.stamp(Stage.REMOTE_PLACED, nic.at());
         }
     }
 
@@ -431,7 +462,7 @@ final class Receiver extends Module implements DmaCallback {
         }
         Qp qp = nic.qp(flushQueue.peek());
         flushRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, flushBuf, 0, 4, this, qp.qpn | (2L << 32));
-        if (rqChannel.submit(flushRead)) {
+        if (rqChannel.submit(nic.ready(flushRead))) {
             flushQueue.poll();
         }
     }
@@ -465,7 +496,7 @@ final class Receiver extends Module implements DmaCallback {
             if (!rqDoorbellRead) {
                 // Learn the driver's producer counter from the doorbell record.
                 rqRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, rqBuf, 0, 4, this, qp.qpn);
-                if (rqChannel.submit(rqRead)) {
+                if (rqChannel.submit(nic.ready(rqRead))) {
                     qp.rqFetchInFlight = true;
                     rqDoorbellRead = true;
                 }
@@ -482,7 +513,7 @@ final class Receiver extends Module implements DmaCallback {
             int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
             long addr = qp.cfg.rqBase() + (long) (qp.rqConsumed & ((1 << qp.cfg.rqLogSize()) - 1)) * stride;
             rqRead.read(addr, rqBuf, 0, stride, this, qp.qpn | (1L << 32));
-            if (rqChannel.submit(rqRead)) {
+            if (rqChannel.submit(nic.ready(rqRead))) {
                 qp.rqFetchInFlight = true;
             }
             return -1;
@@ -692,6 +723,7 @@ final class Receiver extends Module implements DmaCallback {
                 qp.recvWritesPending++;
             }
             writes[i].write(nic.keys.translate(key, va + a), f.data(), off + (int) a, piece, this, i, false);
+            nic.ready(writes[i]);
             if (!pendingSubmits.isEmpty() || !writeChannel.submit(writes[i])) {
                 pendingSubmits.add(i);
             }

@@ -213,6 +213,7 @@ final class Transmitter extends Module implements DmaCallback {
                 qp.ackQueued = false;
                 Slot s = alloc(KIND_ACK, qp);
                 s.opcode = Opcode.ACKNOWLEDGE;
+                s.readyPs = nic.at();
                 s.syndrome = qp.ackSyndrome;
                 s.msn = qp.rsp.msn();
                 s.psn = qp.ackSyndrome == Aeth.ack(Aeth.CREDITS_INVALID) ? Psn.add(qp.rsp.expectedPsn(), -1) : qp.rsp.expectedPsn();
@@ -296,7 +297,7 @@ final class Transmitter extends Module implements DmaCallback {
         int len = read ? 0 : (int) Math.min(nic.mtu, w.length - off);
         Slot s = alloc(KIND_REQUEST, qp);
         s.wr = w;
-        s.readyPs = w.readyPs;
+        s.readyPs = Math.max(w.readyPs, nic.at());
         s.psn = psn;
         s.length = len;
         s.opcode = requestOpcode(w, k);
@@ -462,6 +463,7 @@ final class Transmitter extends Module implements DmaCallback {
             }
         }
         Slot s = alloc(KIND_READ_RESPONSE, qp);
+        s.readyPs = nic.at();
         s.psn = Psn.add(qp.readPsn[h], k);
         s.length = Math.max(len, 0);
         s.opcode = total == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
@@ -509,7 +511,7 @@ final class Transmitter extends Module implements DmaCallback {
             if (s.outstanding > 0) {
                 break;
             }
-            if (busy.busyUntil() > now()) {
+            if (busy.busyUntil() > Math.max(now(), s.readyPs)) {
                 if (!emitResume.scheduled()) {
                     emitResume.schedule(busy.busyUntil());
                 }
@@ -571,7 +573,7 @@ final class Transmitter extends Module implements DmaCallback {
                 w.stamp(Stage.LAST_PACKET, t);
             }
             if (qp.timerDeadline == Long.MAX_VALUE) {
-                restartTimer(qp, t - now() + ackTimeoutPs);
+                restartTimerAt(qp, t + ackTimeoutPs);
             }
         }
     }
@@ -673,7 +675,7 @@ final class Transmitter extends Module implements DmaCallback {
             }
             return false;
         }
-        w.stamp(Stage.ACKED, now());
+        w.stamp(Stage.ACKED, nic.at());
         if (w.inline) {
             nic.releaseInline(w.length);
         }
@@ -767,7 +769,10 @@ final class Transmitter extends Module implements DmaCallback {
      * request does not reschedule a far-future event.
      */
     private void restartTimer(Qp qp, long delayPs) {
-        long deadline = now() + delayPs;
+        restartTimerAt(qp, nic.at() + delayPs);
+    }
+
+    private void restartTimerAt(Qp qp, long deadline) {
         qp.timerDeadline = deadline;
         if (!qp.retransmitTimer.scheduled()) {
             qp.retransmitTimer.schedule(deadline);

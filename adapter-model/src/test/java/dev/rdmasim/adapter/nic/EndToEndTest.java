@@ -110,6 +110,80 @@ class EndToEndTest {
     }
 
     /**
+     * The receive pipeline works a frame out when it arrives, for the instant its cycles end: on an idle pair every
+     * extra pipeline cycle delays a write twice (the request at the responder, the ACK at the requester), exactly.
+     */
+    @Test
+    void receiveCyclesDelayAWriteExactlyTwice() {
+        Profile base = Profile.defaults();
+        long fast = warmWriteTime(base.with(dev.rdmasim.adapter.config.Parameters.NIC_RX_PACKET_CYCLES, 5L), false);
+        long slow = warmWriteTime(base.with(dev.rdmasim.adapter.config.Parameters.NIC_RX_PACKET_CYCLES, 105L), false);
+        assertThat(slow - fast).isEqualTo(2 * 100 * 2_000L);
+        // The payload itself passes one pipeline, at the responder.
+        long fastLanding = warmWriteLanding(base.with(dev.rdmasim.adapter.config.Parameters.NIC_RX_PACKET_CYCLES, 5L));
+        long slowLanding = warmWriteLanding(base.with(dev.rdmasim.adapter.config.Parameters.NIC_RX_PACKET_CYCLES, 105L));
+        assertThat(slowLanding - fastLanding).isEqualTo(100 * 2_000L);
+    }
+
+    /** Time from posting a warm 64 B write until its bytes are in the responder's memory. */
+    private static long warmWriteLanding(Profile profile) {
+        Simulator sim = new Simulator(1);
+        TestHost[] p = TestHost.pair(sim, profile, 1 << 20, ALL);
+        p[0].mem.write(p[0].buf, pattern(1, 64), 0, 64);
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 64, false, true);
+        sim.runUntil(100_000_000L);
+        assertThat(drain(p[0])).hasSize(1);
+        long start = sim.now();
+        p[0].mem.write(p[0].buf + 64, pattern(2, 64), 0, 64);
+        p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf + 64, p[1].key, p[0].buf + 64, 64, false, true);
+        while (sim.step()) {
+            if (p[1].mem.equalsRange(p[1].buf + 64, pattern(2, 64), 0, 64)) {
+                return sim.now() - start;
+            }
+        }
+        throw new AssertionError("the payload never landed");
+    }
+
+    /**
+     * A receive pipeline slower than the wire refuses frames while busy and has the link offer them again when it
+     * frees, whether or not its busy flag is traced; nothing is lost or reordered, and tracing changes nothing.
+     */
+    @Test
+    void aSlowReceivePipelinePushesBackAndLosesNothing() {
+        List<String> untraced = slowPipelineRun(false);
+        List<String> traced = slowPipelineRun(true);
+        assertThat(untraced).hasSize(40).isEqualTo(traced);
+    }
+
+    private static List<String> slowPipelineRun(boolean traced) {
+        Simulator sim = new Simulator(1);
+        if (traced) {
+            sim.attachWave(new dev.rdmasim.kernel.wave.VcdWriter(java.io.Writer.nullWriter(), sim,
+                    dev.rdmasim.kernel.wave.SignalFilter.ALL));
+        }
+        TestHost[] p = TestHost.pair(sim, Profile.defaults()
+                .with(dev.rdmasim.adapter.config.Parameters.NIC_RX_PACKET_CYCLES, 200L), 1 << 20, ALL);
+        List<String> lifecycles = new ArrayList<>();
+        p[0].nic.addLifecycleListener((nic, qpn, wqe, op, bytes, syndrome, stamps) ->
+                lifecycles.add(wqe + " " + java.util.Arrays.toString(stamps)));
+        int n = 40;
+        for (int i = 0; i < n; i++) {
+            p[0].mem.write(p[0].buf + i * 4096L, pattern(500 + i, 2000), 0, 2000);
+            p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf + i * 4096L, p[1].key, p[0].buf + i * 4096L, 2000, false, true);
+        }
+        sim.runUntil(5_000_000_000L);
+        List<byte[]> cqes = drain(p[0]);
+        assertThat(cqes).hasSize(n);
+        for (int i = 0; i < n; i++) {
+            assertThat(Cqe.syndrome(cqes.get(i), 0)).isZero();
+            assertThat(Cqe.wqeCounter(cqes.get(i), 0)).isEqualTo(i);
+            assertThat(p[1].mem.equalsRange(p[1].buf + i * 4096L, pattern(500 + i, 2000), 0, 2000)).isTrue();
+        }
+        assertThat(TestHost.lastLink.aToB().refusals()).isPositive();
+        return lifecycles;
+    }
+
+    /**
      * Engines that take work when it arrives (parser, packetizer, CQE writer) take it at once only when idle:
      * a burst queues behind them one item at a time, so no DMA request or frame waits long for its ready time
      * while holding a link slot or buffer.
