@@ -15,6 +15,8 @@ import dev.rdmasim.adapter.nic.Adapter;
 public final class CompletionQueue {
     private final HostDriver driver;
     private final HostMemory memory;
+    private final HostCpu cpu;
+    private final long pollPs;
     private final int cqn;
     private final long ring;
     private final int logSize;
@@ -29,6 +31,8 @@ public final class CompletionQueue {
     CompletionQueue(HostDriver driver, int cqn, long ring, int logSize, long dbRecord) {
         this.driver = driver;
         this.memory = driver.memory();
+        this.cpu = driver.cpu();
+        this.pollPs = driver.pollPs;
         this.cqn = cqn;
         this.ring = ring;
         this.logSize = logSize;
@@ -56,7 +60,7 @@ public final class CompletionQueue {
      * The next CQE if software owns it, else null. The returned view is reused by the next poll.
      */
     public Completion poll() {
-        driver.cpu().charge(driver.pollPs);
+        cpu.charge(pollPs);
         long addr = ring + Cqe.entryOffset(consumerIndex, logSize);
         // Check the ownership byte first, as a CPU reads op_own before the rest of the entry.
         int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;

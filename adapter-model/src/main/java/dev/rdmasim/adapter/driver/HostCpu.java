@@ -228,6 +228,7 @@ public final class HostCpu extends Module {
 
     private void step() {
         long t = now();
+        int done = 0;
         while (count > 0 && finish[head] <= t) {
             int i = head;
             switch (kind[i]) {
@@ -240,6 +241,7 @@ public final class HostCpu extends Module {
                         stalledSince = t;
                         stalls.inc();
                         stalledSignal.set(1);
+                        items.add(done);
                         return; // the bridge calls onMmioRetry once its posted queue has room
                     }
                     mmioWrites.inc();
@@ -250,8 +252,9 @@ public final class HostCpu extends Module {
             owner[i] = null;
             head = wrap(head + 1);
             count--;
-            items.inc();
+            done++;
         }
+        items.add(done);
         queued.set(count);
         queuedSignal.set(count);
         if (count > 0) {

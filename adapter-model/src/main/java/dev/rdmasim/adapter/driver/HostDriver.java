@@ -64,6 +64,7 @@ public final class HostDriver extends Module {
     private final IntObjectHashMap<ReceiveQueue> rqs = new IntObjectHashMap<>();
     private final IntObjectHashMap<CompletionQueue> cqByNumber = new IntObjectHashMap<>();
     private CompletionQueue[] cqs = new CompletionQueue[0];
+    private SendQueue lastSq;
     private InterruptHandler interruptListener;
     private int nextCqn;
     private int nextQpn = 1;
@@ -246,10 +247,16 @@ public final class HostDriver extends Module {
     }
 
     SendQueue sendQueue(int qpn) {
+        // CQEs of one QP come in runs: remember the last one found before asking the map.
+        SendQueue last = lastSq;
+        if (last != null && last.qpn() == qpn) {
+            return last;
+        }
         SendQueue sq = sqs.get(qpn);
         if (sq == null) {
             throw new InvariantViolation(fullName() + ": CQE for unknown QP " + qpn);
         }
+        lastSq = sq;
         return sq;
     }
 

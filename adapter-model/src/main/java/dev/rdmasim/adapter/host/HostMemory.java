@@ -35,6 +35,8 @@ public final class HostMemory {
     private static final int CACHE_SLOTS = 64;
     private final long[] cachedPageNo = new long[CACHE_SLOTS];
     private final byte[][] cachedPage = new byte[CACHE_SLOTS][];
+    /** Cache entry for a page that does not exist (reads as zeros); never handed out. */
+    private static final byte[] ABSENT = new byte[0];
     private long heapNext;
     private final long heapEnd;
 
@@ -99,8 +101,19 @@ public final class HostMemory {
     public void read(long addr, byte[] dst, int off, int len) {
         checkRange(addr, len);
         Objects.checkFromIndexSize(off, len, dst.length);
+        int inPage = (int) (addr & PAGE_MASK);
+        if (inPage + len <= PAGE_SIZE) {
+            // One page (every CQE, WQE and small payload): one lookup, one copy.
+            byte[] page = pageOrNull(addr >>> PAGE_BITS);
+            if (page == null) {
+                java.util.Arrays.fill(dst, off, off + len, (byte) 0);
+            } else {
+                System.arraycopy(page, inPage, dst, off, len);
+            }
+            return;
+        }
         while (len > 0) {
-            int inPage = (int) (addr & PAGE_MASK);
+            inPage = (int) (addr & PAGE_MASK);
             int n = Math.min(len, PAGE_SIZE - inPage);
             byte[] page = pageOrNull(addr >>> PAGE_BITS);
             if (page == null) {
@@ -118,8 +131,15 @@ public final class HostMemory {
     public void write(long addr, byte[] src, int off, int len) {
         checkRange(addr, len);
         Objects.checkFromIndexSize(off, len, src.length);
+        int inPage = (int) (addr & PAGE_MASK);
+        if (inPage + len <= PAGE_SIZE) {
+            if (len > 0) {
+                System.arraycopy(src, off, page(addr >>> PAGE_BITS), inPage, len);
+            }
+            return;
+        }
         while (len > 0) {
-            int inPage = (int) (addr & PAGE_MASK);
+            inPage = (int) (addr & PAGE_MASK);
             int n = Math.min(len, PAGE_SIZE - inPage);
             System.arraycopy(src, off, page(addr >>> PAGE_BITS), inPage, n);
             addr += n;
@@ -295,13 +315,12 @@ public final class HostMemory {
         int slot = (int) pageNo & (CACHE_SLOTS - 1);
         byte[] p = cachedPage[slot];
         if (p != null && cachedPageNo[slot] == pageNo) {
-            return p;
+            return p == ABSENT ? null : p;
         }
         p = pages.get(pageNo);
-        if (p != null) {
-            cachedPageNo[slot] = pageNo;
-            cachedPage[slot] = p;
-        }
+        // Pages never written are cached too (as ABSENT): a source buffer that was never filled is read per request.
+        cachedPageNo[slot] = pageNo;
+        cachedPage[slot] = p == null ? ABSENT : p;
         return p;
     }
 

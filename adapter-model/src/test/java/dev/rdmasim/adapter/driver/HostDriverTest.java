@@ -153,6 +153,32 @@ class HostDriverTest {
     }
 
     @Test
+    void completionsOfTwoQpsSharingACqRetireTheirOwnWqes() {
+        Simulator sim = new Simulator(1);
+        HostPair p = HostPair.create(sim, Profile.defaults());
+        HostPair.Side a = p.a();
+        HostPair.Side b = p.b();
+        QueuePair qa = a.driver().createQp(QpOptions.of(a.cq(), a.mr().pd(), HostPair.ALL_ACCESS));
+        QueuePair qb = b.driver().createQp(QpOptions.of(b.cq(), b.mr().pd(), HostPair.ALL_ACCESS));
+        qa.connect(qb);
+        SendQueue[] sqs = {a.sq(), qa.sq()};
+        SgeList sge = new SgeList(1).add(a.mr().address(), 64, a.mr().lkey());
+        // QP order 0,1,1,0,0,1: CQEs switch QPs and repeat one, so a remembered QP must be checked each time.
+        int[] order = {0, 1, 1, 0, 0, 1};
+        for (int i = 0; i < order.length; i++) {
+            assertThat(sqs[order[i]].post(100 + i, WqeOpcode.RDMA_WRITE, SendQueue.SIGNALED, 0,
+                    b.mr().address() + 64L * i, b.mr().rkey(), sge)).isTrue();
+            sim.runUntil((i + 1) * RUN);
+        }
+        List<Cqe1> done = drain(a.cq());
+        assertThat(done).extracting(Cqe1::wrId).containsExactly(100L, 101L, 102L, 103L, 104L, 105L);
+        assertThat(done).extracting(Cqe1::qpn).containsExactly(a.sq().qpn(), qa.qpn(), qa.qpn(), a.sq().qpn(),
+                a.sq().qpn(), qa.qpn());
+        assertThat(a.sq().consumer()).isEqualTo(a.sq().producer());
+        assertThat(qa.sq().consumer()).isEqualTo(qa.sq().producer());
+    }
+
+    @Test
     void deferredBatchOfSixteenRingsOneDoorbell() {
         Simulator sim = new Simulator(1);
         HostPair p = HostPair.create(sim, Profile.defaults());

@@ -24,6 +24,33 @@ class HostMemoryTest {
     }
 
     @Test
+    void pagesReadWhileAbsentShowLaterWrites() {
+        // Reads of missing pages are remembered by the page cache; every way of creating the page must replace that.
+        HostMemory m = new HostMemory("h");
+        long a = 0x7000L;
+        long b = a + 64L * HostMemory.PAGE_SIZE; // same cache slot as a
+        assertThat(m.getIntBE(a)).isZero();
+        assertThat(m.getByte(b)).isZero();
+        m.putIntBE(a, 0x01020304);
+        assertThat(m.getIntBE(a)).isEqualTo(0x01020304);
+        assertThat(m.getByte(b)).isZero();
+        m.write(b + 10, new byte[] {9, 8}, 0, 2);
+        assertThat(m.getShortBE(b + 10)).isEqualTo((short) 0x0908);
+        assertThat(m.getIntBE(a)).isEqualTo(0x01020304);
+        long c = 0x90_0000L;
+        assertThat(m.getLongLE(c)).isZero();
+        m.fill(c, 3, (byte) 0x55);
+        assertThat(m.getByte(c + 2)).isEqualTo((byte) 0x55);
+        long d = 0xA0_0000L;
+        assertThat(m.getByte(d)).isZero();
+        m.putByte(d, (byte) 7);
+        assertThat(m.getByte(d)).isEqualTo((byte) 7);
+        byte[] empty = new byte[0];
+        m.write(0xB0_0000L, empty, 0, 0);
+        assertThat(m.pagesInUse()).isEqualTo(4);
+    }
+
+    @Test
     void byteRangesCrossPagesBothWays() {
         HostMemory m = new HostMemory("h");
         byte[] src = new byte[10_000];
