@@ -149,7 +149,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 maxMrs, profile.getInt(NIC_MKEY_CACHE_ENTRIES), profile.getInt(NIC_MKEY_CACHE_WAYS),
                 profile.getInt(NIC_MTT_CACHE_ENTRIES), profile.getInt(NIC_MTT_CACHE_WAYS),
                 pcie.dma().addChannel("keyFill", readQueue), 16, cachePolicy());
-        keys.readyAt(() -> aheadPs);
+        keys.onFill(this::ready);
         qpcCache = new SetAssocCache(this, "qpcCache", profile.getInt(NIC_QPC_CACHE_ENTRIES),
                 profile.getInt(NIC_QPC_CACHE_WAYS), QP_CONTEXT_BYTES, cachePolicy());
         qpcCache.keepEvictedLines();
@@ -749,10 +749,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         parsing = true;
         try {
             while (!parseQueue.isEmpty() && !parseStalledOnInline) {
-                if (parseBusy.busyUntil() > at()) {
-                    if (!parseResume.scheduled()) {
-                        parseResume.schedule(parseBusy.busyUntil());
-                    }
+                if (parseBusy.deferWhileBusy(at(), parseResume)) {
                     break;
                 }
                 parseOne();

@@ -64,6 +64,21 @@ final class Busy {
         return end;
     }
 
+    /**
+     * For an engine that takes work when it arrives: true if a job for instant {@code at} would have to wait
+     * behind a booked one. Then {@code resume} is scheduled for when the engine frees, so the waiting work is taken
+     * one item at a time instead of all booked ahead.
+     */
+    boolean deferWhileBusy(long at, dev.rdmasim.kernel.Event resume) {
+        if (busyUntil <= at) {
+            return false;
+        }
+        if (!resume.scheduled()) {
+            resume.schedule(busyUntil);
+        }
+        return true;
+    }
+
     /** Called by the engine when it has nothing left to do, for the waveform. */
     void idle() {
         signal.set(0);

@@ -161,10 +161,7 @@ final class CqeWriter extends Module implements DmaCallback {
         pumping = true;
         try {
             while (!waiting && issued < count && !submitBlocked) {
-                if (busy.busyUntil() > nic.at()) {
-                    if (!resume.scheduled()) {
-                        resume.schedule(busy.busyUntil());
-                    }
+                if (busy.deferWhileBusy(nic.at(), resume)) {
                     break;
                 }
                 step(busy.book(cqeCycles, nic.at()));

@@ -44,11 +44,11 @@ final class KeyUnit extends Module implements DmaCallback {
     private final Counter checks;
     private final Counter violations;
 
-    /** The instant the work asking for a line is for (see Adapter#at); fills may not leave earlier. */
-    private java.util.function.LongSupplier readyAt = () -> 0L;
+    /** Applied to every fill before it is submitted; the adapter gives it the instant its work is for. */
+    private java.util.function.UnaryOperator<DmaRequest> onFill = r -> r;
 
-    void readyAt(java.util.function.LongSupplier source) {
-        readyAt = source;
+    void onFill(java.util.function.UnaryOperator<DmaRequest> action) {
+        onFill = action;
     }
 
     KeyUnit(Module parent, HostMemory memory, long contextBase, int maxKeys, int keyEntries, int keyWays,
@@ -188,11 +188,7 @@ final class KeyUnit extends Module implements DmaCallback {
                 fillSlot[i] = slot;
                 fillIsKey[i] = key;
                 fills[i].read(addr, c.line(slot), 0, c.lineBytes(), this, i);
-                long ready = readyAt.getAsLong();
-                if (ready > now()) {
-                    fills[i].notBefore(ready); // asked by work done ahead of its instant
-                }
-                if (!channel.submit(fills[i])) {
+                if (!channel.submit(onFill.apply(fills[i]))) {
                     // Resubmitted from onFill when the channel has room.
                     pendingSubmit = true;
                 }

@@ -28,9 +28,9 @@ final class Qp {
     int fetchedBb;
     /** Basic blocks requested by fetches, arrived or not (16-bit counter). */
     int issuedBb;
-    /** Fetch reads in flight for this QP, oldest first. */
-    /** A power of two: fetch ring indices wrap with a mask. */
+    /** Most fetch reads in flight per QP; a power of two, so fetch ring indices wrap with a mask. */
     static final int MAX_FETCHES = 4;
+    /** Fetch reads in flight for this QP, oldest first. */
     final int[] fetchLen = new int[MAX_FETCHES];
     final boolean[] fetchDone = new boolean[MAX_FETCHES];
     int fetchHead;

@@ -128,8 +128,8 @@ final class Receiver extends Module implements DmaCallback {
     private boolean accept(Frame f) {
         if (current != null || busy.busyUntil() > now()) {
             refused = true;
-            if (current == null && !retryEvent.scheduled()) {
-                retryEvent.schedule(busy.busyUntil());
+            if (current == null) {
+                retryWhenFree();
             }
             return false;
         }
@@ -157,10 +157,17 @@ final class Receiver extends Module implements DmaCallback {
     private void done() {
         current = null;
         busy.idleAfterBookings();
-        if (refused && busy.busyUntil() <= now()) {
-            refused = false;
-            port.retryDelivery();
-        } else if (refused && !retryEvent.scheduled()) {
+        retryWhenFree();
+    }
+
+    /** Has the link offer a refused frame again as soon as the pipeline is free: now, or when it frees. */
+    private void retryWhenFree() {
+        if (!refused) {
+            return;
+        }
+        if (busy.busyUntil() <= now()) {
+            onRetry();
+        } else if (!retryEvent.scheduled()) {
             retryEvent.schedule(busy.busyUntil());
         }
     }

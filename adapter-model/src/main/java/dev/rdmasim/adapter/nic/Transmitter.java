@@ -213,7 +213,6 @@ final class Transmitter extends Module implements DmaCallback {
                 qp.ackQueued = false;
                 Slot s = alloc(KIND_ACK, qp);
                 s.opcode = Opcode.ACKNOWLEDGE;
-                s.readyPs = nic.at();
                 s.syndrome = qp.ackSyndrome;
                 s.msn = qp.rsp.msn();
                 s.psn = qp.ackSyndrome == Aeth.ack(Aeth.CREDITS_INVALID) ? Psn.add(qp.rsp.expectedPsn(), -1) : qp.rsp.expectedPsn();
@@ -254,7 +253,7 @@ final class Transmitter extends Module implements DmaCallback {
         s.ackRequest = false;
         s.solicited = false;
         s.immediate = 0;
-        s.readyPs = 0;
+        s.readyPs = nic.at();
         return s;
     }
 
@@ -297,7 +296,7 @@ final class Transmitter extends Module implements DmaCallback {
         int len = read ? 0 : (int) Math.min(nic.mtu, w.length - off);
         Slot s = alloc(KIND_REQUEST, qp);
         s.wr = w;
-        s.readyPs = Math.max(w.readyPs, nic.at());
+        s.readyPs = Math.max(w.readyPs, s.readyPs);
         s.psn = psn;
         s.length = len;
         s.opcode = requestOpcode(w, k);
@@ -463,7 +462,6 @@ final class Transmitter extends Module implements DmaCallback {
             }
         }
         Slot s = alloc(KIND_READ_RESPONSE, qp);
-        s.readyPs = nic.at();
         s.psn = Psn.add(qp.readPsn[h], k);
         s.length = Math.max(len, 0);
         s.opcode = total == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
@@ -511,10 +509,7 @@ final class Transmitter extends Module implements DmaCallback {
             if (s.outstanding > 0) {
                 break;
             }
-            if (busy.busyUntil() > Math.max(now(), s.readyPs)) {
-                if (!emitResume.scheduled()) {
-                    emitResume.schedule(busy.busyUntil());
-                }
+            if (busy.deferWhileBusy(Math.max(now(), s.readyPs), emitResume)) {
                 break;
             }
             Frame f = port.acquire();
@@ -583,7 +578,7 @@ final class Transmitter extends Module implements DmaCallback {
         long now = now();
         while (held > 0 && freeAt[head] <= now) {
             long t = freeAt[head];
-            head = head + 1 == slots.length ? 0 : head + 1;
+            head = wrap(head + 1);
             held--;
             count--;
             slotsInUse.setAt(t, count);
