@@ -12,34 +12,20 @@ import java.util.Objects;
  */
 public final class PcieLink extends Module {
     private final PcieConfig config;
-    private final LinkTransmitter up;
-    private final LinkTransmitter down;
-    private final HostBridge rc;
-    private final DmaEngine dma;
-    private final TlpPool pool;
+    private final Parts parts;
 
     /** A top-level link, for tests and tools. */
     public PcieLink(Simulator sim, String name, PcieConfig config, HostMemory memory) {
         super(sim, name);
         this.config = Objects.requireNonNull(config, "config");
-        Parts p = build(this, config, memory);
-        up = p.up;
-        down = p.down;
-        rc = p.rc;
-        dma = p.dma;
-        pool = p.pool;
+        this.parts = build(this, config, memory);
     }
 
     /** A link inside an adapter model. */
     public PcieLink(Module parent, String name, PcieConfig config, HostMemory memory) {
         super(parent, name);
         this.config = Objects.requireNonNull(config, "config");
-        Parts p = build(this, config, memory);
-        up = p.up;
-        down = p.down;
-        rc = p.rc;
-        dma = p.dma;
-        pool = p.pool;
+        this.parts = build(this, config, memory);
     }
 
     private record Parts(LinkTransmitter up, LinkTransmitter down, HostBridge rc, DmaEngine dma, TlpPool pool) {
@@ -66,26 +52,26 @@ public final class PcieLink extends Module {
 
     /** Device-to-host direction. */
     public LinkTransmitter up() {
-        return up;
+        return parts.up;
     }
 
     /** Host-to-device direction. */
     public LinkTransmitter down() {
-        return down;
+        return parts.down;
     }
 
     /** The root complex: host memory side, MMIO issue, interrupts. */
     public HostBridge host() {
-        return rc;
+        return parts.rc;
     }
 
     /** The device's DMA engine. */
     public DmaEngine dma() {
-        return dma;
+        return parts.dma;
     }
 
     /** TLP objects created so far; stays flat in steady state. */
     public int tlpsAllocated() {
-        return pool.created();
+        return parts.pool.created();
     }
 }
