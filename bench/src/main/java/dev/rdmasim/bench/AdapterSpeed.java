@@ -35,6 +35,8 @@ public final class AdapterSpeed {
         stream.start();
         long target = 0;
         List<Double> rates = new ArrayList<>();
+        List<Double> cpuPerWrite = new ArrayList<>();
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long measuredWrites = 0;
         long measuredEvents = 0;
         int slices = Math.max(WARMUP_SLICES + 1, seconds * 4);
@@ -42,22 +44,28 @@ public final class AdapterSpeed {
             long writes0 = stream.completed();
             long events0 = sim.eventsExecuted();
             long t0 = System.nanoTime();
+            long cpu0 = threads.getCurrentThreadCpuTime();
             while (System.nanoTime() - t0 < SLICE_NS) {
                 target += AdapterWriteBench.OPS;
                 stream.stopWhenCompleted(target);
                 sim.run();
             }
             long elapsed = System.nanoTime() - t0;
+            long cpu = threads.getCurrentThreadCpuTime() - cpu0;
             if (i >= WARMUP_SLICES) {
                 long writes = stream.completed() - writes0;
                 rates.add(writes / (elapsed / 1e9));
+                cpuPerWrite.add(cpu / (double) writes);
                 measuredWrites += writes;
                 measuredEvents += sim.eventsExecuted() - events0;
             }
         }
         Collections.sort(rates);
+        Collections.sort(cpuPerWrite);
         System.out.printf("events per WRITE %.2f%n", (double) measuredEvents / measuredWrites);
         System.out.printf("WRITEs/s best %.0f, median %.0f (%d slices of 250 ms after %d warm-up slices)%n",
                 rates.get(rates.size() - 1), rates.get(rates.size() / 2), rates.size(), WARMUP_SLICES);
+        System.out.printf("thread CPU per WRITE best %.0f ns, median %.0f ns%n", cpuPerWrite.get(0),
+                cpuPerWrite.get(cpuPerWrite.size() / 2));
     }
 }
