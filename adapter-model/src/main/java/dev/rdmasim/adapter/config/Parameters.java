@@ -207,6 +207,11 @@ public final class Parameters {
     public static final Parameter<Long> HOST_CPU_CLOCK = add(frequency("host.cpuClock", "2.5GHz").range("100MHz", "10GHz")
             .doc("Host CPU clock, for reports in cycles").src(MODEL + ": Xeon-class server"));
 
+    public static final Parameter<Long> HOST_DEFER_LIMIT = add(integer("host.deferLimit", "16").range("1", "4096")
+            .doc("Most requests posted with NDK_OP_FLAG_DEFER the NDK provider holds back before it rings the doorbell "
+                    + "anyway (one doorbell for the batch)")
+            .src(MODEL + ": a provider choice; the flag is a hint"));
+
     // ---- NDK_ADAPTER_INFO, in header order ----
     public static final Parameter<Long> NDK_VENDOR_ID = add(hex("ndk.vendorId", "0x2C9").range("0", "0xFFFFFFFF")
             .doc("VendorId: the vendor's IEEE OUI").src(NDK + "; Mellanox OUI 00-02-C9"));
@@ -240,9 +245,10 @@ public final class Parameters {
             .src(DEVINFO + ": max_qp_init_rd_atom"));
     public static final Parameter<Long> NDK_MAX_RECEIVE_QUEUE_DEPTH = add(integer("ndk.maxReceiveQueueDepth", "32768")
             .range("1", "4294967295").doc("MaxReceiveQueueDepth: receive queue entries per QP").src(DEVINFO + ": max_qp_wr"));
-    public static final Parameter<Long> NDK_MAX_INITIATOR_QUEUE_DEPTH = add(integer("ndk.maxInitiatorQueueDepth", "32768")
+    public static final Parameter<Long> NDK_MAX_INITIATOR_QUEUE_DEPTH = add(integer("ndk.maxInitiatorQueueDepth", "4096")
             .range("1", "4294967295").doc("MaxInitiatorQueueDepth: initiator (send) queue entries per QP")
-            .src(DEVINFO + ": max_qp_wr"));
+            .src(MODEL + ": a QP with every limit at its maximum (4096 WQEs of 512 B) fills the largest send ring the "
+                    + "16-bit WQE counter allows, 32768 basic blocks; mlx5 reports max_qp_wr 32768 for its smallest WQEs"));
     public static final Parameter<Long> NDK_MAX_SRQ_DEPTH = add(integer("ndk.maxSrqDepth", "32767")
             .range("0", "4294967295").doc("MaxSrqDepth: shared receive queue entries; 0 = no SRQ").src(DEVINFO + ": max_srq_wr"));
     public static final Parameter<Long> NDK_MAX_CQ_DEPTH = add(integer("ndk.maxCqDepth", "4194303")
@@ -281,6 +287,11 @@ public final class Parameters {
     static final long NDK_KNOWN_FLAGS = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x100 | 0x10000;
     /** A send WQE's control and remote-address segments, before data or inline segments (mlx5). */
     static final long WQE_HEADER_BYTES = 32;
+    /**
+     * Largest send ring in 64-byte basic blocks: the doorbell's 16-bit producer counter must tell a full ring
+     * from an empty one, so a ring holds at most 2^15 blocks.
+     */
+    public static final long MAX_SEND_RING_BBS = 1 << 15;
     /** One data segment or one 16 B unit of an inline segment (mlx5). */
     static final long WQE_SEGMENT_BYTES = 16;
     /** The 4 B header of an inline segment (mlx5). */
@@ -315,6 +326,15 @@ public final class Parameters {
             notAbove(TRANSPORT_ACK_COALESCE, TRANSPORT_MAX_UNACKED_PSNS),
             notAbove(TRANSPORT_MAX_INBOUND_READS, NDK_MAX_INBOUND_READ_LIMIT),
             notAbove(TRANSPORT_MAX_OUTBOUND_READS, NDK_MAX_OUTBOUND_READ_LIMIT),
+            new Rule("a QP with every limit at its maximum fits the send ring: ndk.maxInitiatorQueueDepth x "
+                    + "nic.maxWqeBytes / 64 <= 32768 basic blocks", p -> {
+                        long bbs = p.getLong(NDK_MAX_INITIATOR_QUEUE_DEPTH) * (p.getLong(NIC_MAX_WQE_BYTES) / 64);
+                        return bbs <= MAX_SEND_RING_BBS ? null
+                                : show(NDK_MAX_INITIATOR_QUEUE_DEPTH, p) + " of " + show(NIC_MAX_WQE_BYTES, p)
+                                        + " WQEs needs " + bbs + " basic blocks; the 16-bit WQE counter allows "
+                                        + MAX_SEND_RING_BBS + ", so at most "
+                                        + MAX_SEND_RING_BBS / (p.getLong(NIC_MAX_WQE_BYTES) / 64) + " WQEs";
+                    }),
             notAbove(QP_INITIATOR_QUEUE_DEPTH, NDK_MAX_INITIATOR_QUEUE_DEPTH),
             notAbove(QP_RECEIVE_QUEUE_DEPTH, NDK_MAX_RECEIVE_QUEUE_DEPTH),
             notAbove(QP_INITIATOR_REQUEST_SGE, NDK_MAX_INITIATOR_REQUEST_SGE),

@@ -121,7 +121,10 @@ class ProfileTest {
         assertThatThrownBy(() -> base.with("ndk.maxInitiatorRequestSge", "31"))
                 .hasMessage("ndk.maxInitiatorRequestSge (31) needs a 528B WQE but nic.maxWqeBytes (512B); at most 30 fit");
         assertThatThrownBy(() -> base.with("qp.initiatorQueueDepth", "65536"))
-                .hasMessage("qp.initiatorQueueDepth (65536) must not exceed ndk.maxInitiatorQueueDepth (32768)");
+                .hasMessage("qp.initiatorQueueDepth (65536) must not exceed ndk.maxInitiatorQueueDepth (4096)");
+        assertThatThrownBy(() -> base.with("ndk.maxInitiatorQueueDepth", "4097"))
+                .hasMessage("ndk.maxInitiatorQueueDepth (4097) of nic.maxWqeBytes (512B) WQEs needs 32776 basic blocks;"
+                        + " the 16-bit WQE counter allows 32768, so at most 4096 WQEs");
         assertThatThrownBy(() -> base.with("qp.receiveQueueDepth", "500"))
                 .hasMessage("qp.receiveQueueDepth = 500: must be 1..4294967295, power of two");
         assertThatThrownBy(() -> base.with("transport.maxOutboundReads", "32"))
@@ -135,6 +138,7 @@ class ProfileTest {
         Map<String, String> both = new LinkedHashMap<>();
         both.put("nic.maxWqeBytes", "1KiB");
         both.put("ndk.maxInlineDataSize", "988");
+        both.put("ndk.maxInitiatorQueueDepth", "2048");
         Profile bigger = base.withOverrides(both);
         assertThat(bigger.getLong(Parameters.NDK_MAX_INLINE_DATA_SIZE)).isEqualTo(988);
         assertThatThrownBy(() -> bigger.with("ndk.maxInlineDataSize", "989"))
