@@ -27,6 +27,7 @@ public final class CompletionQueue {
     private int armSequence;
     private Runnable landedListener;
     private Runnable eventHandler;
+    private Runnable overrunHandler;
 
     CompletionQueue(HostDriver driver, int cqn, long ring, int logSize, long dbRecord) {
         this.driver = driver;
@@ -87,16 +88,29 @@ public final class CompletionQueue {
     /**
      * Requests one completion event: for the next CQE ({@code solicitedOnly} false) or the next
      * solicited or error CQE. Writes the arm word into the doorbell record, then the 8-byte arm
-     * MMIO. As with mlx5, a CQE that landed before the arm does not fire it: poll, arm, poll again.
+     * MMIO. The adapter raises the event at once if CQEs the driver has not consumed are already
+     * there (any, or a solicited or error one), so nothing that landed before the arm is missed.
      * Returns false if the CPU's work queue has no room.
      */
     public boolean arm(boolean solicitedOnly) {
+        return arm(solicitedOnly, consumerIndex);
+    }
+
+    /**
+     * As {@link #arm(boolean)}, telling the adapter that the entries before running index
+     * {@code armIndex} (at or after the consumer index) need no event: a driver that has looked at them
+     * already and only waits for later ones.
+     */
+    public boolean arm(boolean solicitedOnly, long armIndex) {
+        if (armIndex < consumerIndex) {
+            throw new IllegalArgumentException("arm index " + armIndex + " is before the consumer index " + consumerIndex);
+        }
         if (!driver.cpu().hasRoom(2)) {
             driver.cpu().refused();
             return false;
         }
         int cmd = solicitedOnly ? Doorbells.ARM_CMD_SOLICITED : Doorbells.ARM_CMD_ANY;
-        int word = Doorbells.armWord(armSequence & 3, cmd, (int) (consumerIndex & 0xFF_FFFF));
+        int word = Doorbells.armWord(armSequence & 3, cmd, (int) (armIndex & 0xFF_FFFF));
         armSequence++;
         driver.cpu().storeWord(dbRecord + Doorbells.OFF_CQ_ARM, word, 0);
         byte[] mmio = driver.cpu().mmio(Adapter.cqArmOffset(0), Doorbells.MMIO_DOORBELL_SIZE, driver.mmioStorePs);
@@ -104,6 +118,24 @@ public final class CompletionQueue {
         driver.cpu().kick();
         driver.arms.inc();
         return true;
+    }
+
+    /**
+     * Looks at the entry with running index {@code index} (at or after the consumer index) without
+     * consuming it: its CQE opcode ({@code Cqe.REQ}, {@code Cqe.RESP_ERR}, ...) if software owns it, else -1.
+     * Costs a poll of CPU time.
+     */
+    public int peek(long index) {
+        if (index < consumerIndex) {
+            throw new IllegalArgumentException("peek at " + index + ", before the consumer index " + consumerIndex);
+        }
+        cpu.charge(pollPs);
+        long addr = ring + Cqe.entryOffset(index, logSize);
+        int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;
+        if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(index, logSize)) {
+            return -1;
+        }
+        return opOwn >>> 4;
     }
 
     /**
@@ -119,6 +151,14 @@ public final class CompletionQueue {
         this.eventHandler = handler;
     }
 
+    /**
+     * Called when the event queue reports that this CQ overran (a CQE found no room): the adapter has
+     * put the CQ and its QPs in error.
+     */
+    public void setOverrunHandler(Runnable handler) {
+        this.overrunHandler = handler;
+    }
+
     boolean contains(long address) {
         return address >= ring && address < ring + ((long) Cqe.SIZE << logSize);
     }
@@ -132,6 +172,12 @@ public final class CompletionQueue {
     void event() {
         if (eventHandler != null) {
             eventHandler.run();
+        }
+    }
+
+    void overrun() {
+        if (overrunHandler != null) {
+            overrunHandler.run();
         }
     }
 }

@@ -281,6 +281,11 @@ public final class HostDriver extends Module {
                     events.inc();
                     cq.event();
                 }
+            } else if (eq.type() == Eqe.TYPE_CQ_ERROR) {
+                CompletionQueue cq = cqByNumber.get(eq.cqn());
+                if (cq != null) {
+                    cq.overrun();
+                }
             }
         }
     }

@@ -348,7 +348,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     /**
      * Moves a QP to {@code next} (the modify-QP command); transitions the state machine does not
-     * allow are refused. Moving to ERROR flushes its outstanding requests.
+     * allow are refused. Moving to ERROR flushes its outstanding requests, send and receive.
      */
     public void modifyQp(int qpn, QpState next) {
         Qp qp = qp(qpn);
@@ -358,6 +358,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         qp.state = next;
         if (next == QpState.ERROR) {
             tx.queue(qp);
+            rx.startRecvFlush(qp);
         }
     }
 

@@ -450,11 +450,13 @@ final class Receiver extends Module implements DmaCallback {
         ack(qp, syndrome);
         qp.state = QpState.ERROR;
         startRecvFlush(qp);
+        // Its own send queue is flushed too: the whole QP is in error.
+        nic.tx.queue(qp);
         return 0;
     }
 
     /** The QP went to error: every posted receive WQE completes flushed, once the producer count is known. */
-    private void startRecvFlush(Qp qp) {
+    void startRecvFlush(Qp qp) {
         if (!qp.rqFlushing) {
             qp.rqFlushing = true;
             qp.recvActive = false;

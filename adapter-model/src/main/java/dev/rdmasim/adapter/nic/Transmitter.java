@@ -845,6 +845,8 @@ final class Transmitter extends Module implements DmaCallback {
     /** Completes request {@code index} with {@code syndrome}, flushes every later one, QP to error. */
     private void failFrom(Qp qp, int index, int syndrome) {
         qp.state = QpState.ERROR;
+        // The receive queue of a QP in error is flushed as well.
+        nic.rx.startRecvFlush(qp);
         stopTimer(qp);
         for (int i = 0; i < qp.wrCount; i++) {
             Wr w = qp.wr(i);

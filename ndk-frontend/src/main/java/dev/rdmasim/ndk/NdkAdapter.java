@@ -1,0 +1,129 @@
+package dev.rdmasim.ndk;
+
+import static dev.rdmasim.ndk.NtStatus.*;
+
+import dev.rdmasim.adapter.config.Parameters;
+import dev.rdmasim.adapter.driver.HostDriver;
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.Simulator;
+import java.util.ArrayDeque;
+import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
+
+/**
+ * {@code NDK_ADAPTER}: the provider's view of one host's adapter, opened on the host's driver. It
+ * creates CQs, PDs, connectors and listeners; PDs create MRs and QPs.
+ *
+ * <p>Every call runs inside the simulation (from an event, or before the run starts) and does what an
+ * NDK provider does on real hardware through the modeled driver: WQE bytes into rings, doorbells,
+ * firmware commands. Calls return at once with their NTSTATUS; their effects take simulated time.
+ */
+public final class NdkAdapter extends NdkObject {
+    private final HostDriver driver;
+    private final NdkAdapterInfo info;
+    final Firmware firmware;
+    final int deferLimit;
+    /** QPs by number, for completions. */
+    final IntObjectHashMap<NdkQp> qps = new IntObjectHashMap<>();
+    private final ArrayDeque<Runnable> callbacks = new ArrayDeque<>();
+    private final Event callbackEvent;
+
+    private NdkAdapter(HostDriver driver) {
+        super(null, NdkConstants.NdkObjectTypeAdapter);
+        this.driver = driver;
+        this.info = new NdkAdapterInfo(driver.adapter().profile());
+        this.firmware = new Firmware(this, driver);
+        this.deferLimit = driver.adapter().profile().getInt(Parameters.HOST_DEFER_LIMIT);
+        this.callbackEvent = driver.sim().event(driver.fullName() + ".ndk.callbacks", this::runCallbacks);
+    }
+
+    /** {@code NdkOpenAdapter}: opens the NDK provider of the host that {@code driver} drives. */
+    public static NdkAdapter open(HostDriver driver) {
+        return new NdkAdapter(driver);
+    }
+
+    public HostDriver driver() {
+        return driver;
+    }
+
+    Simulator sim() {
+        return driver.sim();
+    }
+
+    /** The adapter information, for the provider's own checks. */
+    NdkAdapterInfo info() {
+        return info;
+    }
+
+    /**
+     * {@code NdkQueryAdapterInfo}: fills {@code pInfo} if {@code pBufferSize} (in: the caller's
+     * buffer size in bytes) is at least {@link NdkAdapterInfo#SIZE}; always stores the size needed
+     * into {@code pBufferSize}. Returns {@code STATUS_SUCCESS} or {@code STATUS_BUFFER_TOO_SMALL}.
+     */
+    public int queryAdapterInfo(Out<NdkAdapterInfo> pInfo, Out<Long> pBufferSize) {
+        checkUsable();
+        long given = pBufferSize.value == null ? 0 : pBufferSize.value;
+        pBufferSize.value = (long) NdkAdapterInfo.SIZE;
+        if (given < NdkAdapterInfo.SIZE) {
+            return STATUS_BUFFER_TOO_SMALL;
+        }
+        pInfo.value = info;
+        return STATUS_SUCCESS;
+    }
+
+    /**
+     * {@code NdkCreateCq}: a CQ that holds {@code cqDepth} completions. The CQ is created by a
+     * firmware command, so this returns {@code STATUS_PENDING} and {@code createCompletion} delivers
+     * the CQ; {@code STATUS_INVALID_PARAMETER} when the depth is 0 or above {@code MaxCqDepth}.
+     *
+     * @param affinity processor group affinity ({@code GROUP_AFFINITY}); the model has one host core
+     *                 and ignores it, as a provider may
+     */
+    public int createCq(long cqDepth, NdkCallbacks.CqNotification cqNotification, Object cqNotificationContext,
+            Object affinity, NdkCallbacks.CreateCompletion createCompletion, Object requestContext, Out<NdkCq> ppNdkCq) {
+        checkUsable();
+        if (cqDepth < 1 || cqDepth > info.maxCqDepth) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        NdkCq cq = new NdkCq(this, cqDepth, cqNotification, cqNotificationContext);
+        cq.requestStarted();
+        firmware.createCq(NdkCq.logSizeFor(cqDepth), (status, hw) -> {
+            cq.created(status, hw);
+            cq.requestDone();
+            createCompletion.createCompletion(requestContext, status, status == STATUS_SUCCESS ? cq : null);
+        });
+        return STATUS_PENDING;
+    }
+
+    /** {@code NdkCreatePd}: a protection domain, allocated by a firmware command ({@code STATUS_PENDING}). */
+    public int createPd(NdkCallbacks.CreateCompletion createCompletion, Object requestContext, Out<NdkPd> ppNdkPd) {
+        checkUsable();
+        NdkPd pd = new NdkPd(this);
+        pd.requestStarted();
+        firmware.allocPd((status, number) -> {
+            pd.created(status, number);
+            pd.requestDone();
+            createCompletion.createCompletion(requestContext, status, status == STATUS_SUCCESS ? pd : null);
+        });
+        return STATUS_PENDING;
+    }
+
+    /** Runs {@code r} in the provider's callback event at the current instant, after the current call returns. */
+    void callback(Runnable r) {
+        callbacks.add(r);
+        if (!callbackEvent.scheduled()) {
+            callbackEvent.schedule(sim().now());
+        }
+    }
+
+    private void runCallbacks() {
+        // Callbacks queued by these callbacks run too, in order, at this same instant.
+        for (Runnable r = callbacks.poll(); r != null; r = callbacks.poll()) {
+            r.run();
+        }
+    }
+
+    @Override
+    String describe() {
+        return "NDK adapter of " + driver.fullName();
+    }
+}

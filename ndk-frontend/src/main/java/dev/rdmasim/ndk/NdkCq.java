@@ -1,0 +1,218 @@
+package dev.rdmasim.ndk;
+
+import static dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_ANY;
+import static dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_ERRORS;
+import static dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_SOLICITED;
+import static dev.rdmasim.ndk.NtStatus.*;
+
+import dev.rdmasim.adapter.driver.Completion;
+import dev.rdmasim.adapter.driver.CompletionQueue;
+import dev.rdmasim.adapter.format.Cqe;
+import dev.rdmasim.kernel.InvariantViolation;
+
+/**
+ * {@code NDK_CQ}: a completion queue. Its entries are real 64-byte CQEs the adapter writes into a
+ * ring in host memory; {@link #getCqResults} reads them by the owner-bit rule (each read costs the
+ * host's poll time) and turns each into an {@link NdkResult}.
+ *
+ * <p>Notification ({@link #armCq}) is one-shot: the callback is called once per arm, and only after
+ * an arm. An arm for ANY or SOLICITED becomes the adapter's own arm (the adapter fires at once when
+ * unconsumed matching CQEs are already there); ERRORS has no hardware equivalent, so it arms the
+ * adapter for SOLICITED (errors always match it) and, when the event comes for a solicited success,
+ * looks at the new entries and arms again past them. Two arms before a fire keep the stronger:
+ * ANY over SOLICITED over ERRORS. An overrun is reported as {@code STATUS_BUFFER_OVERFLOW} to the
+ * next (or current) arm; the CQ then returns no more results.
+ */
+public final class NdkCq extends NdkObject {
+    private static final int NOT_ARMED = -1;
+
+    private final long depth;
+    private final NdkCallbacks.CqNotification notification;
+    private final Object notificationContext;
+    CompletionQueue hw;
+    private int armType = NOT_ARMED;
+    /** Entries before this running index were looked at for an ERRORS arm and hold no error. */
+    private long scannedTo;
+    private boolean overrun;
+    private boolean overrunReported;
+    private boolean inCallback;
+
+    NdkCq(NdkAdapter adapter, long depth, NdkCallbacks.CqNotification notification, Object notificationContext) {
+        super(adapter, NdkConstants.NdkObjectTypeCq, adapter);
+        this.depth = depth;
+        this.notification = notification;
+        this.notificationContext = notificationContext;
+    }
+
+    /** log2 of the ring for a CQ of {@code depth} completions: the next power of two above the depth. */
+    static int logSizeFor(long depth) {
+        return 64 - Long.numberOfLeadingZeros(depth);
+    }
+
+    void created(int status, CompletionQueue cq) {
+        if (status != STATUS_SUCCESS) {
+            return;
+        }
+        hw = cq;
+        cq.setEventHandler(this::onEvent);
+        cq.setOverrunHandler(this::onOverrun);
+    }
+
+    /** The depth the CQ was created (or last resized) with. */
+    public long depth() {
+        return depth;
+    }
+
+    /**
+     * {@code NdkGetCqResults}: removes up to {@code nResults} completions into {@code pResults[0..]}
+     * in the order the adapter wrote them; returns how many (0: none there).
+     */
+    public int getCqResults(NdkResult[] pResults, int nResults) {
+        return poll(pResults, nResults);
+    }
+
+    /** {@code NdkGetCqResultsEx}: as {@link #getCqResults}, with each result's operation type. */
+    public int getCqResultsEx(NdkResultEx[] pResults, int nResults) {
+        return poll(pResults, nResults);
+    }
+
+    private int poll(NdkResult[] out, int n) {
+        checkUsable();
+        if (n < 0 || n > out.length) {
+            throw new IllegalArgumentException("nResults " + n + " outside the array of " + out.length);
+        }
+        if (overrun) {
+            return 0;
+        }
+        int got = 0;
+        while (got < n) {
+            Completion c = hw.poll();
+            if (c == null) {
+                break;
+            }
+            NdkQp qp = adapter.qps.get(c.qpn());
+            if (qp == null) {
+                // The QP's close has completed: nothing more is delivered for it.
+                continue;
+            }
+            NdkResult r = out[got];
+            r.clear();
+            int type = c.isRequester() ? qp.initiatorCompleted(c, r) : qp.receiveCompleted(c, r);
+            r.status = StatusMap.completionStatus(c.syndrome(), !c.isRequester());
+            if (r instanceof NdkResultEx ex) {
+                ex.type = type;
+            }
+            if (r.status != STATUS_SUCCESS) {
+                qp.sawError();
+            }
+            got++;
+        }
+        return got;
+    }
+
+    /**
+     * {@code NdkArmCq}: asks for one notification of the next completion of {@code triggerType}
+     * ({@code NDK_CQ_NOTIFY_ERRORS}, {@code _ANY} or {@code _SOLICITED}). Returns
+     * {@code STATUS_SUCCESS}, or {@code STATUS_INVALID_PARAMETER} for another type.
+     */
+    public int armCq(int triggerType) {
+        checkUsable();
+        if (triggerType != NDK_CQ_NOTIFY_ERRORS && triggerType != NDK_CQ_NOTIFY_ANY
+                && triggerType != NDK_CQ_NOTIFY_SOLICITED) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        armType = stronger(armType, triggerType);
+        if (overrun) {
+            if (!overrunReported) {
+                adapter.callback(this::reportOverrun);
+            }
+            return STATUS_SUCCESS;
+        }
+        scannedTo = hw.consumerIndex();
+        // The adapter has no ERRORS arm; SOLICITED stands in for it (error CQEs always match SOLICITED).
+        return hw.arm(armType != NDK_CQ_NOTIFY_ANY) ? STATUS_SUCCESS : STATUS_INSUFFICIENT_RESOURCES;
+    }
+
+    private static int stronger(int current, int requested) {
+        return rank(requested) > rank(current) ? requested : current;
+    }
+
+    private static int rank(int type) {
+        return switch (type) {
+            case NDK_CQ_NOTIFY_ANY -> 3;
+            case NDK_CQ_NOTIFY_SOLICITED -> 2;
+            case NDK_CQ_NOTIFY_ERRORS -> 1;
+            default -> 0;
+        };
+    }
+
+    /** The adapter raised an event for this CQ (an EQE and an interrupt). */
+    private void onEvent() {
+        if (armType == NOT_ARMED || overrun || isClosed()) {
+            return;
+        }
+        if (armType == NDK_CQ_NOTIFY_ERRORS) {
+            long i = Math.max(scannedTo, hw.consumerIndex());
+            boolean error = false;
+            for (int op = hw.peek(i); op >= 0; op = hw.peek(++i)) {
+                if (op == Cqe.REQ_ERR || op == Cqe.RESP_ERR) {
+                    error = true;
+                    break;
+                }
+            }
+            if (!error) {
+                // A solicited success woke the SOLICITED arm that stands in for ERRORS: arm again past it.
+                scannedTo = i;
+                if (!hw.arm(true, i)) {
+                    throw new InvariantViolation(describe() + ": the host CPU's work queue is full");
+                }
+                return;
+            }
+        }
+        fire(STATUS_SUCCESS);
+    }
+
+    private void onOverrun() {
+        overrun = true;
+        if (armType != NOT_ARMED) {
+            reportOverrun();
+        }
+    }
+
+    private void reportOverrun() {
+        if (!overrunReported && armType != NOT_ARMED) {
+            overrunReported = true;
+            fire(STATUS_BUFFER_OVERFLOW);
+        }
+    }
+
+    private void fire(int cqStatus) {
+        armType = NOT_ARMED;
+        inCallback = true;
+        try {
+            notification.cqNotification(notificationContext, cqStatus);
+        } finally {
+            inCallback = false;
+        }
+        progressClose();
+    }
+
+    @Override
+    boolean closeHeldBack() {
+        return inCallback;
+    }
+
+    @Override
+    void teardown(Runnable done) {
+        if (hw == null) {
+            done.run();
+            return;
+        }
+        adapter.firmware.destroyCq(hw, (status, none) -> done.run());
+    }
+
+    @Override
+    String describe() {
+        return "NDK CQ" + (hw == null ? "" : " " + hw.cqn()) + " of " + adapter.driver().fullName();
+    }
+}
