@@ -518,6 +518,8 @@ final class Receiver extends Module implements DmaCallback {
                 return 0;
             }
         }
+        // A doorbell-record read that found new WQEs is used up too: the next empty queue must read it again.
+        rqDoorbellRead = false;
         if (!qp.recvWqeLoaded) {
             int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
             long addr = qp.cfg.rqBase() + (long) (qp.rqConsumed & ((1 << qp.cfg.rqLogSize()) - 1)) * stride;

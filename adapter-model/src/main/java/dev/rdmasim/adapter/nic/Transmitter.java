@@ -726,9 +726,10 @@ final class Transmitter extends Module implements DmaCallback {
                 failAt(qp, psn, CqeSyndrome.RNR_RETRY_EXC);
                 return;
             }
-            // Resend from the refused PSN only after the RNR delay, without spending a retry.
-            rewind(qp, psn);
+            // Resend from the refused PSN only after the RNR delay, without spending a retry. The wait starts
+            // before the rewind, which would otherwise resend at once.
             qp.rnrWaiting = true;
+            rewind(qp, psn);
             restartTimer(qp, rnrTimerPs);
             return;
         }
