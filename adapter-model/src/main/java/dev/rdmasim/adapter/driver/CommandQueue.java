@@ -199,6 +199,9 @@ public final class CommandQueue {
             cpu.refused();
             return false;
         }
+        if (!cq.canResize()) {
+            throw new IllegalStateException("CQ " + cq.cqn() + ": a resize is pending or its old ring still holds CQEs");
+        }
         long ringAddr = driver.allocateCqRing(logSize);
         byte[] m = new byte[CqContext.SIZE];
         m[CqContext.OFF_LOG_SIZE] = (byte) logSize;

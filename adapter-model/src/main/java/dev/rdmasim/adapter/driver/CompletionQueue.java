@@ -138,6 +138,16 @@ public final class CompletionQueue {
         return address >= base && address < base + ((long) Cqe.SIZE << log);
     }
 
+    /** Running index of the first CQE in the ring of the last resize (-1: never resized). */
+    long switchIndex() {
+        return switchAt;
+    }
+
+    /** No resize is pending and the ring of the last one has been read to its end. */
+    boolean canResize() {
+        return newRing < 0 && consumerIndex >= switchAt;
+    }
+
     /** A resize to {@code ring} was posted: CQEs may land there from when the adapter executes it. */
     void resizing(long ringAddress, int log) {
         newRing = ringAddress;
