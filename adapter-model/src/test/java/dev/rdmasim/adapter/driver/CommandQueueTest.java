@@ -233,6 +233,14 @@ class CommandQueueTest {
         assertThat(err.ok()).isSameAs(s.qp());
         assertThat(connect.status()).isEqualTo(STATUS_BAD_RESOURCE_STATE);
         assertThat(d.adapter().qpState(qpn)).isEqualTo(QpState.ERROR);
+        Box<QueuePair> reset = new Box<>(sim);
+        Box<QueuePair> init = new Box<>(sim);
+        d.commands().modifyQp(s.qp(), OP_2RST_QP, reset);
+        d.commands().modifyQp(s.qp(), OP_RST2INIT_QP, init);
+        sim.run();
+        assertThat(reset.ok()).isSameAs(s.qp());
+        assertThat(init.ok()).isSameAs(s.qp());
+        assertThat(d.adapter().qpState(qpn)).isEqualTo(QpState.INIT);
         Box<QueuePair> unknown = new Box<>(sim);
         d.commands().submit(OP_2ERR_QP, 0, 99, 0, 0, null, (st, o0, o1) -> unknown.done(st, null));
         Box<QueuePair> badOp = new Box<>(sim);
@@ -243,6 +251,29 @@ class CommandQueueTest {
         assertThat(unknown.status()).isEqualTo(STATUS_BAD_RESOURCE);
         assertThat(badOp.status()).isEqualTo(STATUS_BAD_OPCODE);
         assertThat(badLength.status()).isEqualTo(STATUS_BAD_INPUT_LENGTH);
+    }
+
+    @Test
+    void moderationSetByCommandHoldsTheEventForItsCount() {
+        Simulator sim = new Simulator(1);
+        HostPair p = HostPair.create(sim, Profile.defaults());
+        HostPair.Side a = p.a();
+        Box<CompletionQueue> bad = new Box<>(sim);
+        Box<CompletionQueue> mod = new Box<>(sim);
+        a.driver().commands().moderateCq(a.cq(), 0, 0, bad);
+        a.driver().commands().moderateCq(a.cq(), 3, 1_000 * US, mod);
+        sim.runUntil(100 * US);
+        assertThat(bad.status()).isEqualTo(STATUS_BAD_PARAM);
+        assertThat(mod.ok()).isSameAs(a.cq());
+        int[] events = {0};
+        a.cq().setEventHandler(() -> events[0]++);
+        assertThat(a.cq().arm(false)).isTrue();
+        for (int i = 0; i < 3; i++) {
+            assertThat(a.sq().post(i, WqeOpcode.RDMA_WRITE, SendQueue.SIGNALED, 0, p.b().mr().address(), p.b().mr().rkey(),
+                    new SgeList(1).set(a.mr(), 0, 64))).isTrue();
+            sim.runUntil(sim.now() + 20 * US);
+            assertThat(events[0]).as("event after " + (i + 1) + " CQEs").isEqualTo(i < 2 ? 0 : 1);
+        }
     }
 
     @Test
