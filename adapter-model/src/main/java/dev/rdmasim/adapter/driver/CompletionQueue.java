@@ -18,9 +18,16 @@ public final class CompletionQueue {
     private final HostCpu cpu;
     private final long pollPs;
     private final int cqn;
-    private final long ring;
-    private final int logSize;
+    private long ring;
+    private int logSize;
     private final long dbRecord;
+    // A resize in progress: the new ring (CQEs may land there before the command's answer arrives), and once it
+    // has, the running index from which CQEs are in it; older ones are read from the old ring.
+    private long newRing = -1;
+    private int newLogSize;
+    private long oldRing;
+    private int oldLogSize;
+    private long switchAt = -1;
     private final byte[] entry = new byte[Cqe.SIZE];
     private final Completion view = new Completion();
     private long consumerIndex;
@@ -48,6 +55,7 @@ public final class CompletionQueue {
         return cqn;
     }
 
+    /** Entries of the ring new CQEs go to (the new one once a resize has been answered). */
     public int size() {
         return 1 << logSize;
     }
@@ -62,10 +70,12 @@ public final class CompletionQueue {
      */
     public Completion poll() {
         cpu.charge(pollPs);
-        long addr = ring + Cqe.entryOffset(consumerIndex, logSize);
+        boolean old = consumerIndex < switchAt;
+        int log = old ? oldLogSize : logSize;
+        long addr = (old ? oldRing : ring) + Cqe.entryOffset(consumerIndex, log);
         // Check the ownership byte first, as a CPU reads op_own before the rest of the entry.
         int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;
-        if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(consumerIndex, logSize)) {
+        if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(consumerIndex, log)) {
             driver.emptyPolls.inc();
             return null;
         }
@@ -160,7 +170,43 @@ public final class CompletionQueue {
     }
 
     boolean contains(long address) {
-        return address >= ring && address < ring + ((long) Cqe.SIZE << logSize);
+        return within(address, ring, logSize) || (switchAt > consumerIndex && within(address, oldRing, oldLogSize))
+                || (newRing >= 0 && within(address, newRing, newLogSize));
+    }
+
+    private static boolean within(long address, long base, int log) {
+        return address >= base && address < base + ((long) Cqe.SIZE << log);
+    }
+
+    /** Running index of the first CQE in the ring of the last resize (-1: never resized). */
+    long switchIndex() {
+        return switchAt;
+    }
+
+    /** No resize is pending and the ring of the last one has been read to its end. */
+    boolean canResize() {
+        return newRing < 0 && consumerIndex >= switchAt;
+    }
+
+    /** A resize to {@code ring} was posted: CQEs may land there from when the adapter executes it. */
+    void resizing(long ringAddress, int log) {
+        newRing = ringAddress;
+        newLogSize = log;
+    }
+
+    /**
+     * The resize was answered: CQEs from running index {@code at} on are in the new ring. A failed resize
+     * passes {@code at} < 0 and leaves the CQ as it was.
+     */
+    void resized(long at) {
+        if (at >= 0) {
+            oldRing = ring;
+            oldLogSize = logSize;
+            switchAt = at;
+            ring = newRing;
+            logSize = newLogSize;
+        }
+        newRing = -1;
     }
 
     void landed() {

@@ -27,6 +27,7 @@ public final class HostCpu extends Module {
     static final int STORE_RQ = 2;
     static final int STORE_WORD = 3;
     static final int MMIO = 4;
+    static final int STORE_BLOCK = 5;
 
     /** Largest MMIO write the CPU issues: one write-combined line. */
     static final int MAX_MMIO = 64;
@@ -160,6 +161,18 @@ public final class HostCpu extends Module {
         c[i] = value;
     }
 
+    /**
+     * Queues a store of {@code src[off..off+len)} into host memory at {@code address} (a command entry or
+     * mailbox); the caller keeps {@code src} unchanged until the store is done.
+     */
+    void storeBytes(long address, byte[] src, int off, int len, long cost) {
+        int i = push(STORE_BLOCK, cost);
+        owner[i] = src;
+        a[i] = address;
+        b[i] = len;
+        c[i] = off;
+    }
+
     /** Queues an MMIO write of {@code len} bytes; returns the buffer to fill with them. */
     byte[] mmio(long barOffset, int len, long cost) {
         if (len < 1 || len > MAX_MMIO) {
@@ -235,6 +248,7 @@ public final class HostCpu extends Module {
                 case STORE_SQ -> ((SendQueue) owner[i]).store((int) a[i], b[i], c[i]);
                 case STORE_RQ -> ((ReceiveQueue) owner[i]).store((int) a[i], b[i], c[i]);
                 case STORE_WORD -> memory.putIntBE(a[i], c[i]);
+                case STORE_BLOCK -> memory.write(a[i], (byte[]) owner[i], c[i], b[i]);
                 case MMIO -> {
                     if (!bridge.mmioWrite(a[i], data[i], 0, b[i])) {
                         stalled = true;

@@ -30,7 +30,9 @@ import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 /**
  * The driver of one host and its adapter. It builds the host's memory and adapter, and then does
  * what an mlx5-like driver does through the hardware interface only: allocate rings and records in
- * host memory, issue the adapter's commands (create EQ / CQ / QP, register memory, connect), post
+ * host memory, issue the adapter's commands through the command queue ({@link #commands()}: create /
+ * modify / destroy CQs, QPs, memory keys and PDs, in simulated time) or, as the time-zero setup path,
+ * apply the same effects at once (the synchronous {@code createCq}, {@code createQp}, ...), post
  * through rings and doorbells ({@link SendQueue}, {@link ReceiveQueue}) and read completions and
  * events back from host memory ({@link CompletionQueue}, {@link EventQueue}).
  *
@@ -66,10 +68,7 @@ public final class HostDriver extends Module {
     private CompletionQueue[] cqs = new CompletionQueue[0];
     private SendQueue lastSq;
     private InterruptHandler interruptListener;
-    private int nextCqn;
-    private int nextQpn = 1;
-    private int nextPd = 1;
-    private int nextKeyIndex = 1;
+    private CommandQueue commands;
 
     final Counter wqesPosted;
     final Counter doorbells;
@@ -176,16 +175,36 @@ public final class HostDriver extends Module {
         return memory.allocate(size, PAGE);
     }
 
+    /** Allocates a protection domain at once (time-zero setup; {@link #commands()} has the ALLOC_PD command). */
     public int allocatePd() {
-        return nextPd++;
+        return nic.allocatePd();
     }
 
     /**
-     * Registers {@code [address, address + length)}: writes its translation table (one 8-byte page
-     * address per 4 KiB page; host addresses are physical) and issues the register command with a new
-     * key (index << 8 | variant byte, as mlx5 keys are made).
+     * Registers {@code [address, address + length)} at once (time-zero setup; {@link #commands()} has the
+     * CREATE_MKEY command): writes its translation table and gives the adapter the key context, with the
+     * lowest free key index and a variant byte (key = index << 8 | variant, as mlx5 keys are made).
      */
     public MemoryRegion registerMemory(int pd, long address, long length, int access) {
+        Translation t = writeTranslation(address, length);
+        int index = nic.freeKeyIndex();
+        int key = index < 0 ? -1 : index << 8 | variant(index);
+        nic.registerMemory(key, pd, access, logPage, address, length, t.table());
+        return new MemoryRegion(address, length, pd, access, key, t.table());
+    }
+
+    /** A key's low byte: any non-zero value the driver likes, here a hash of a counter. */
+    static int variant(int n) {
+        int v = (n * 0x5B + 0x11) & 0xFF;
+        return v == 0 ? 1 : v;
+    }
+
+    /** A translation table in host memory: its address and entry count. */
+    record Translation(long table, long pages) {
+    }
+
+    /** Writes the translation table of a region: one 8-byte page address per page (host addresses are physical). */
+    Translation writeTranslation(long address, long length) {
         if (length <= 0) {
             throw new IllegalArgumentException("region length must be > 0, got " + length);
         }
@@ -196,49 +215,107 @@ public final class HostDriver extends Module {
         for (long p = 0; p < pages; p++) {
             memory.putLongBE(mtt + p * 8, firstPage + p * pageBytes);
         }
-        int index = nextKeyIndex++;
-        int variant = (index * 0x5B + 0x11) & 0xFF;
-        int key = index << 8 | (variant == 0 ? 1 : variant);
-        nic.registerMemory(key, pd, access, logPage, address, length, mtt);
-        return new MemoryRegion(address, length, pd, access, key, mtt);
+        return new Translation(mtt, pages);
     }
 
-    /** Creates a CQ of {@code 2^logSize} entries: ring initialized to INVALID/owner 1, record zeroed. */
+    int logPage() {
+        return logPage;
+    }
+
+    /** Creates a CQ of {@code 2^logSize} entries at once (time-zero setup; {@link #commands()} has CREATE_CQ). */
     public CompletionQueue createCq(int logSize) {
+        long ring = allocateCqRing(logSize);
+        long db = memory.allocate(Doorbells.CQ_RECORD_SIZE, 64);
+        int cqn = nic.freeCqn();
+        nic.createCq(cqn, ring, logSize, db);
+        CompletionQueue cq = new CompletionQueue(this, cqn, ring, logSize, db);
+        addCq(cq);
+        return cq;
+    }
+
+    /** A CQ ring of {@code 2^logSize} CQEs, initialized to INVALID / owner 1. */
+    long allocateCqRing(int logSize) {
         if (logSize < 0 || logSize > 22) {
             throw new IllegalArgumentException("CQ logSize must be 0..22, got " + logSize);
         }
-        int cqn = nextCqn++;
         long ring = memory.allocate((long) Cqe.SIZE << logSize, PAGE);
         byte[] init = new byte[Cqe.SIZE << logSize];
         Cqe.initRing(init, 0, 1 << logSize);
         memory.write(ring, init, 0, init.length);
-        long db = memory.allocate(Doorbells.CQ_RECORD_SIZE, 64);
-        nic.createCq(cqn, ring, logSize, db);
-        CompletionQueue cq = new CompletionQueue(this, cqn, ring, logSize, db);
-        cqByNumber.put(cqn, cq);
-        cqs = Arrays.copyOf(cqs, cqs.length + 1);
-        cqs[cqs.length - 1] = cq;
-        return cq;
+        return ring;
     }
 
-    /** Creates a QP (send ring, receive ring, doorbell record) in INIT state; connect it next. */
+    void addCq(CompletionQueue cq) {
+        cqByNumber.put(cq.cqn(), cq);
+        cqs = Arrays.copyOf(cqs, cqs.length + 1);
+        cqs[cqs.length - 1] = cq;
+    }
+
+    void removeCq(CompletionQueue cq) {
+        cqByNumber.remove(cq.cqn());
+        CompletionQueue[] left = new CompletionQueue[cqs.length - 1];
+        int n = 0;
+        for (CompletionQueue c : cqs) {
+            if (c != cq) {
+                left[n++] = c;
+            }
+        }
+        cqs = left;
+    }
+
+    /** Creates a QP (send ring, receive ring, doorbell record) in INIT state at once (time-zero setup). */
     public QueuePair createQp(QpOptions o) {
+        QpRings r = allocateQpRings(o);
+        int qpn = nic.freeQpn();
+        nic.createQp(qpn, r.config(o));
+        return addQp(qpn, o, r);
+    }
+
+    /** Rings and doorbell record of a QP about to be created. */
+    record QpRings(long sq, long rq, int logStride, long db) {
+        QpConfig config(QpOptions o) {
+            return new QpConfig(o.pd(), o.sendCq().cqn(), o.recvCq().cqn(), sq, o.sqLogBbs(), rq, o.rqLogSize(),
+                    logStride, db, o.maxSendSge(), o.maxRecvSge(), o.maxInline(), o.access());
+        }
+    }
+
+    QpRings allocateQpRings(QpOptions o) {
         if (o.sendCq().driver() != this || o.recvCq().driver() != this) {
             throw new IllegalArgumentException("the QP's CQs must belong to driver " + name());
         }
-        int qpn = nextQpn++;
         int logStride = 32 - Integer.numberOfLeadingZeros(Math.max(1, o.maxRecvSge()) - 1);
         long sqRing = memory.allocate((long) SendWqeBuilder.BB << o.sqLogBbs(), PAGE);
         long rqRing = memory.allocate((long) RecvWqe.strideBytes(logStride) << o.rqLogSize(), PAGE);
         long db = memory.allocate(Doorbells.QP_RECORD_SIZE, 64);
-        nic.createQp(qpn, new QpConfig(o.pd(), o.sendCq().cqn(), o.recvCq().cqn(), sqRing, o.sqLogBbs(), rqRing,
-                o.rqLogSize(), logStride, db, o.maxSendSge(), o.maxRecvSge(), o.maxInline(), o.access()));
-        SendQueue sq = new SendQueue(this, qpn, sqRing, o.sqLogBbs(), db, o.maxSendSge(), o.maxInline(), bfBytes);
-        ReceiveQueue rq = new ReceiveQueue(this, qpn, rqRing, o.rqLogSize(), logStride, db, o.maxRecvSge());
+        return new QpRings(sqRing, rqRing, logStride, db);
+    }
+
+    QueuePair addQp(int qpn, QpOptions o, QpRings r) {
+        SendQueue sq = new SendQueue(this, qpn, r.sq(), o.sqLogBbs(), r.db(), o.maxSendSge(), o.maxInline(), bfBytes);
+        ReceiveQueue rq = new ReceiveQueue(this, qpn, r.rq(), o.rqLogSize(), r.logStride(), r.db(), o.maxRecvSge());
         sqs.put(qpn, sq);
         rqs.put(qpn, rq);
         return new QueuePair(this, qpn, sq, rq);
+    }
+
+    void removeQp(int qpn) {
+        sqs.remove(qpn);
+        rqs.remove(qpn);
+        if (lastSq != null && lastSq.qpn() == qpn) {
+            lastSq = null;
+        }
+    }
+
+    /**
+     * The firmware command queue: asynchronous create / modify / destroy of every object, each completing in
+     * simulated time through a callback. The first call sets the queue up (ring in host memory, the adapter's
+     * command unit); make it before the simulation runs, as it declares statistics and waveform signals.
+     */
+    public CommandQueue commands() {
+        if (commands == null) {
+            commands = new CommandQueue(this);
+        }
+        return commands;
     }
 
     /** Raw MSI-X notification, called before the driver handles the event queue. */
@@ -286,6 +363,8 @@ public final class HostDriver extends Module {
                 if (cq != null) {
                     cq.overrun();
                 }
+            } else if (eq.type() == Eqe.TYPE_COMMAND && commands != null) {
+                commands.completed();
             }
         }
     }

@@ -1,6 +1,8 @@
 /**
  * The host-side driver: what an mlx5-like kernel/user driver does against the adapter model, using
- * only host-memory bytes, MMIO writes through the root complex and the adapter's command methods.
+ * only host-memory bytes, MMIO writes through the root complex and the adapter's firmware commands
+ * ({@link dev.rdmasim.adapter.driver.CommandQueue}, asynchronous, in simulated time; the synchronous
+ * create methods apply the same effects at once as the time-zero setup path).
  *
  * <p>{@link dev.rdmasim.adapter.driver.HostDriver} owns one host (memory, CPU, adapter) and creates
  * the event queue, completion queues, queue pairs and memory regions. {@link dev.rdmasim.adapter.driver.SendQueue}

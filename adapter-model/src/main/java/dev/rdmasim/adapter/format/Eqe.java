@@ -12,6 +12,7 @@ import java.util.Arrays;
  *             completion:      bytes 57-59 CQ number
  *             CQ error:        bytes 33-35 CQ number, byte 43 syndrome (1 overrun, 2 access violation)
  *             QP / WQ events:  byte 52 resource type (0 QP), bytes 57-59 QP number
+ *             command:         bytes 32-35 command queue index of the finished entry, byte 36 its token
  * byte  62    signature
  * byte  63    owner (bit 0)
  * </pre>
@@ -25,6 +26,8 @@ public final class Eqe {
     public static final int OFF_CQ_ERROR_CQN = 33;
     public static final int OFF_CQ_ERROR_SYNDROME = 43;
     public static final int OFF_RESOURCE_TYPE = 52;
+    public static final int OFF_COMMAND_INDEX = 32;
+    public static final int OFF_COMMAND_TOKEN = 36;
     /** CQ number of a completion event, QP number of a QP event. */
     public static final int OFF_RESOURCE = 57;
     public static final int OFF_SIGNATURE = 62;
@@ -36,6 +39,8 @@ public final class Eqe {
     public static final int TYPE_CQ_ERROR = 0x04;
     public static final int TYPE_WQ_CATAS_ERROR = 0x05;
     public static final int TYPE_INTERNAL_ERROR = 0x08;
+    /** A firmware command finished (mlx5 CMD event). */
+    public static final int TYPE_COMMAND = 0x0A;
     public static final int TYPE_WQ_INVAL_REQ_ERROR = 0x10;
     public static final int TYPE_WQ_ACCESS_ERROR = 0x11;
 
@@ -70,6 +75,22 @@ public final class Eqe {
         begin(b, off, type);
         BigEndian.putU24(b, off + OFF_RESOURCE, qpn);
         b[off + OFF_OWNER] = (byte) (owner & 1);
+    }
+
+    /** A command completion: entry {@code index} (running counter) of the command queue has its outputs. */
+    public static void writeCommand(byte[] b, int off, int index, int token, int owner) {
+        begin(b, off, TYPE_COMMAND);
+        BigEndian.putI32(b, off + OFF_COMMAND_INDEX, index);
+        b[off + OFF_COMMAND_TOKEN] = (byte) token;
+        b[off + OFF_OWNER] = (byte) (owner & 1);
+    }
+
+    public static int commandIndex(byte[] b, int off) {
+        return BigEndian.i32(b, off + OFF_COMMAND_INDEX);
+    }
+
+    public static int commandToken(byte[] b, int off) {
+        return b[off + OFF_COMMAND_TOKEN] & 0xff;
     }
 
     private static void begin(byte[] b, int off, int type) {

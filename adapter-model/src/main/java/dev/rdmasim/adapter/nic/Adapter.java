@@ -27,8 +27,11 @@ import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.wave.Signal;
+import dev.rdmasim.adapter.format.Command;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
+import org.eclipse.collections.impl.map.mutable.primitive.IntIntHashMap;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
 /**
@@ -38,13 +41,16 @@ import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
  * ({@code tx}), the wire port, the receiver ({@code rx}) and the CQE writer ({@code cqe}).
  *
  * <p>The driver side talks to it only as hardware is talked to: bytes in host memory (rings,
- * doorbell records, buffers) and MMIO writes through {@link #host()}. Object creation goes through
- * {@link #command} methods that stand for the firmware command interface: they write context
- * memory and take effect after the profile's firmware latency.
+ * doorbell records, buffers) and MMIO writes through {@link #host()}. Objects (CQs, QPs, memory keys,
+ * protection domains) are made, changed and destroyed by firmware commands the driver posts to the
+ * command queue ({@link CommandUnit}, {@code docs/commands.md}), which take effect after
+ * {@code nic.firmwareCommandLatency}; the public create/modify/destroy methods apply the same effects at
+ * once, as the time-zero setup path.
  *
  * <p>Doorbell page layout (one 4 KiB page per QP, page index = QP number): offset 0x20 CQ arm
  * (8 bytes: arm word, CQ number), 0x800 and 0x800 + BlueFlame size the two BlueFlame halves; an
- * 8-byte write there is a plain doorbell.
+ * 8-byte write there is a plain doorbell. Page 0 belongs to no QP: its offset 0x18 is the command
+ * doorbell (8 bytes: the command queue's new producer counter).
  */
 public final class Adapter extends Module implements MmioTarget, DmaCallback {
     public static final int QP_CONTEXT_BYTES = 256;
@@ -68,6 +74,20 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     private final int maxQps;
     private final int maxCqs;
     private final List<LifecycleListener> listeners = new ArrayList<>();
+    private final int maxMrs;
+    private final int maxPds;
+    // Numbers in use, for the firmware's lowest-free allocation.
+    private final BitSet cqNumbers = new BitSet();
+    private final BitSet qpNumbers = new BitSet();
+    private final BitSet keyIndices = new BitSet();
+    private final BitSet pdNumbers = new BitSet();
+    /** Protection domain of each registered key index, so a PD in use is not freed. */
+    private final IntIntHashMap keyPd = new IntIntHashMap();
+    /** The whole key (index and variant byte) registered at each key index. */
+    private final IntIntHashMap keyValue = new IntIntHashMap();
+    private String refusal;
+    /** The firmware command unit; null until the driver sets up a command queue. */
+    private CommandUnit commands;
 
     // Event queue 0 (one per adapter), set up by the driver.
     private long eqBase;
@@ -137,7 +157,8 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         pcie.dma().setMmioTarget(this);
         maxQps = profile.getInt(NIC_MAX_QPS);
         maxCqs = profile.getInt(NIC_MAX_CQS);
-        int maxMrs = profile.getInt(NIC_MAX_MRS);
+        maxMrs = profile.getInt(NIC_MAX_MRS);
+        maxPds = profile.getInt(NIC_MAX_PDS);
         // Adapter-owned context memory, carved from the host's memory like a driver's firmware pages.
         long ctxBytes = (long) maxQps * QP_CONTEXT_BYTES + (long) maxCqs * CQ_CONTEXT_BYTES
                 + (long) maxMrs * KeyUnit.CONTEXT_BYTES;
@@ -255,26 +276,148 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         return (long) uarPage * PAGE + Doorbells.PAGE_CQ_ARM;
     }
 
-    // ---------------------------------------------------------------- commands (firmware)
+    // ---------------------------------------------------------------- object commands (firmware effects)
+    //
+    // Each command's effect lives in one try* method: it checks its inputs and, when they pass, changes the
+    // adapter's state, and returns a Command.STATUS_* code. The command unit calls them for commands the driver
+    // posts through the command queue, after the firmware's latency. The public methods are the time-zero setup
+    // path (the demo, tests, HostDriver's synchronous calls): the same try* applied at once, throwing
+    // IllegalArgumentException where a command would answer with a failure status.
+
+    /** Lowest free CQ number, or -1 when all {@code nic.maxCqs} are in use. */
+    public int freeCqn() {
+        return lowestFree(cqNumbers, 0, maxCqs);
+    }
+
+    /** Lowest free QP number (0 is reserved), or -1 when all are in use. */
+    public int freeQpn() {
+        return lowestFree(qpNumbers, 1, maxQps);
+    }
+
+    /** Lowest free memory key index (0 is reserved), or -1 when all {@code nic.maxMrs} are in use. */
+    public int freeKeyIndex() {
+        return lowestFree(keyIndices, 1, maxMrs);
+    }
+
+    /** Lowest free protection domain (0 is reserved), or -1 when all {@code nic.maxPds} are in use. */
+    public int freePd() {
+        return lowestFree(pdNumbers, 1, maxPds);
+    }
+
+    private static int lowestFree(BitSet used, int first, int limit) {
+        int n = used.nextClearBit(first);
+        return n < limit ? n : -1;
+    }
+
+    /** Why the last try* method refused, for exceptions and diagnostics. */
+    String refusal() {
+        return refusal;
+    }
+
+    private int refuse(int status, String why) {
+        refusal = fullName() + ": " + why;
+        return status;
+    }
+
+    private void require(int status) {
+        if (status != Command.STATUS_OK) {
+            throw new IllegalArgumentException(refusal);
+        }
+    }
+
+    /** NO_RESOURCES for a number outside {@code first..limit-1} (-1: none was free), else OK. */
+    private int numberStatus(String kind, int n, int first, int limit) {
+        if (n < 0) {
+            return refuse(Command.STATUS_NO_RESOURCES, "every " + kind + " number is in use");
+        }
+        if (n < first || n >= limit) {
+            return refuse(Command.STATUS_NO_RESOURCES, kind + " number " + n + " outside " + first + ".." + (limit - 1));
+        }
+        return Command.STATUS_OK;
+    }
+
+    /** Allocates protection domain {@link #freePd()}; returns it. */
+    public int allocatePd() {
+        int pd = freePd();
+        require(tryAllocatePd(pd));
+        return pd;
+    }
+
+    int tryAllocatePd(int pd) {
+        int s = numberStatus("PD", pd, 1, maxPds);
+        if (s == Command.STATUS_OK && pdNumbers.get(pd)) {
+            s = refuse(Command.STATUS_BAD_PARAM, "PD " + pd + " already allocated");
+        }
+        if (s == Command.STATUS_OK) {
+            pdNumbers.set(pd);
+        }
+        return s;
+    }
+
+    public boolean pdAllocated(int pd) {
+        return pd > 0 && pdNumbers.get(pd);
+    }
+
+    /** Frees a protection domain no QP or memory key uses any more. */
+    public void deallocatePd(int pd) {
+        require(tryDeallocatePd(pd));
+    }
+
+    int tryDeallocatePd(int pd) {
+        if (!pdAllocated(pd)) {
+            return refuse(Command.STATUS_BAD_RESOURCE, "no PD " + pd);
+        }
+        for (Qp qp : qps.values()) {
+            if (qp.cfg.pd() == pd) {
+                return refuse(Command.STATUS_RESOURCE_BUSY, "PD " + pd + " is used by QP " + qp.qpn);
+            }
+        }
+        for (int index = keyIndices.nextSetBit(0); index >= 0; index = keyIndices.nextSetBit(index + 1)) {
+            if (keyPd.get(index) == pd) {
+                return refuse(Command.STATUS_RESOURCE_BUSY, "PD " + pd + " is used by key index " + index);
+            }
+        }
+        pdNumbers.clear(pd);
+        return Command.STATUS_OK;
+    }
 
     /** Creates a CQ of 2^logSize entries whose ring and doorbell record the driver allocated. */
     public void createCq(int cqn, long ring, int logSize, long dbRecord) {
-        if (cqn < 0 || cqn >= maxCqs) {
-            throw new IllegalArgumentException("CQ number " + cqn + " outside 0.." + (maxCqs - 1));
+        require(tryCreateCq(cqn, ring, logSize, dbRecord));
+    }
+
+    int tryCreateCq(int cqn, long ring, int logSize, long dbRecord) {
+        int s = numberStatus("CQ", cqn, 0, maxCqs);
+        if (s != Command.STATUS_OK) {
+            return s;
         }
         if (cqs.containsKey(cqn)) {
-            throw new IllegalArgumentException("CQ " + cqn + " already exists");
+            return refuse(Command.STATUS_BAD_PARAM, "CQ " + cqn + " already exists");
+        }
+        if (!cqSizeOk(logSize)) {
+            return refuse(Command.STATUS_BAD_PARAM, "CQ of 2^" + logSize + " entries: expected 2^0..2^22 within ndk.maxCqDepth");
         }
         Cq cq = new Cq(cqn, ring, logSize, dbRecord);
         cq.moderationCount = profile.getInt(CQ_MODERATION_COUNT);
         cq.moderationPeriodPs = profile.getLong(CQ_MODERATION_PERIOD);
         cq.moderationTimer = sim().event(fullName() + ".cq" + cqn + ".moderation", () -> cqe.moderationExpired(cq));
         cqs.put(cqn, cq);
+        cqNumbers.set(cqn);
+        writeCqContext(cq);
+        return Command.STATUS_OK;
+    }
+
+    private boolean cqSizeOk(int logSize) {
+        // One entry stays unused, as mlx5's max_cqe = 2^22 - 1 says.
+        return logSize >= 0 && logSize <= 22 && (1L << logSize) - 1 <= profile.getLong(NDK_MAX_CQ_DEPTH);
+    }
+
+    private void writeCqContext(Cq cq) {
         byte[] ctx = new byte[CQ_CONTEXT_BYTES];
-        BigEndian.putI64(ctx, 0, ring);
-        BigEndian.putI32(ctx, 8, logSize);
-        BigEndian.putI64(ctx, 16, dbRecord);
-        memory.write(cqContextAddress(cqn), ctx, 0, ctx.length);
+        BigEndian.putI64(ctx, 0, cq.ring);
+        BigEndian.putI32(ctx, 8, cq.logSize);
+        BigEndian.putI64(ctx, 16, cq.dbRecord);
+        memory.write(cqContextAddress(cq.cqn), ctx, 0, ctx.length);
     }
 
     /**
@@ -282,28 +425,119 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
      * used, or {@code periodPs} after the first, whichever comes first (count 1 = no moderation).
      */
     public void moderateCq(int cqn, int count, long periodPs) {
-        if (count < 1 || periodPs < 0) {
-            throw new IllegalArgumentException("moderation count must be >= 1 and period >= 0, got " + count + ", " + periodPs);
+        require(tryModerateCq(cqn, count, periodPs));
+    }
+
+    int tryModerateCq(int cqn, int count, long periodPs) {
+        if (count < 1 || count > 0xFFFF || periodPs < 0 || periodPs > 65_535_000_000L) {
+            return refuse(Command.STATUS_BAD_PARAM,
+                    "moderation count must be 1..65535 and period 0..65535us, got " + count + ", " + periodPs + " ps");
         }
-        Cq cq = cq(cqn);
+        Cq cq = cqs.get(cqn);
+        if (cq == null) {
+            return refuse(Command.STATUS_BAD_RESOURCE, "no CQ " + cqn);
+        }
         cq.moderationCount = count;
         cq.moderationPeriodPs = periodPs;
+        return Command.STATUS_OK;
+    }
+
+    /**
+     * Moves a CQ to a new ring of 2^logSize entries (RESIZE). CQEs already issued land in the old ring; every
+     * later one goes to the new ring at its running index, so the driver reads the old ring up to
+     * {@link #cqProducer} as of the resize, then the new one. Refused if the unconsumed CQEs (by the
+     * doorbell record, which firmware reads) would not fit.
+     */
+    public void resizeCq(int cqn, long ring, int logSize) {
+        require(tryResizeCq(cqn, ring, logSize));
+    }
+
+    int tryResizeCq(int cqn, long ring, int logSize) {
+        Cq cq = cqs.get(cqn);
+        if (cq == null) {
+            return refuse(Command.STATUS_BAD_RESOURCE, "no CQ " + cqn);
+        }
+        if (cq.overflowed) {
+            return refuse(Command.STATUS_BAD_RESOURCE_STATE, "CQ " + cqn + " overflowed");
+        }
+        if (!cqSizeOk(logSize)) {
+            return refuse(Command.STATUS_BAD_PARAM, "CQ of 2^" + logSize + " entries: expected 2^0..2^22 within ndk.maxCqDepth");
+        }
+        long consumer = cq.producer - ((cq.producer - (memory.getIntBE(cq.dbRecord + Doorbells.OFF_CQ_SET_CI) & 0xFF_FFFF)) & 0xFF_FFFF);
+        if (cq.producer - consumer > 1L << logSize) {
+            return refuse(Command.STATUS_BAD_PARAM, "CQ " + cqn + " holds " + (cq.producer - consumer)
+                    + " unconsumed CQEs, more than 2^" + logSize);
+        }
+        cq.ring = ring;
+        cq.logSize = logSize;
+        cqe.contextChanged(cqn);
+        writeCqContext(cq);
+        return Command.STATUS_OK;
+    }
+
+    /** Running count of CQEs the adapter has issued to a CQ. */
+    public long cqProducer(int cqn) {
+        return cq(cqn).producer;
+    }
+
+    public boolean cqExists(int cqn) {
+        return cqs.containsKey(cqn);
+    }
+
+    /** Destroys a CQ no QP uses and no pending completion names. */
+    public void destroyCq(int cqn) {
+        require(tryDestroyCq(cqn));
+    }
+
+    int tryDestroyCq(int cqn) {
+        Cq cq = cqs.get(cqn);
+        if (cq == null) {
+            return refuse(Command.STATUS_BAD_RESOURCE, "no CQ " + cqn);
+        }
+        for (Qp qp : qps.values()) {
+            if (qp.cfg.sendCqn() == cqn || qp.cfg.recvCqn() == cqn) {
+                return refuse(Command.STATUS_RESOURCE_BUSY, "CQ " + cqn + " is used by QP " + qp.qpn);
+            }
+        }
+        if (cqe.hasJobsFor(cqn)) {
+            return refuse(Command.STATUS_RESOURCE_BUSY, "CQ " + cqn + " has completions being written");
+        }
+        cq.moderationTimer.cancel();
+        cqs.remove(cqn);
+        cqNumbers.clear(cqn);
+        cqe.contextChanged(cqn);
+        memory.fill(cqContextAddress(cqn), CQ_CONTEXT_BYTES, (byte) 0);
+        return Command.STATUS_OK;
     }
 
     /** Creates a QP in INIT state. */
     public void createQp(int qpn, QpConfig cfg) {
-        if (qpn < 1 || qpn >= maxQps) {
-            throw new IllegalArgumentException("QP number " + qpn + " outside 1.." + (maxQps - 1));
+        require(tryCreateQp(qpn, cfg));
+    }
+
+    int tryCreateQp(int qpn, QpConfig cfg) {
+        int s = numberStatus("QP", qpn, 1, maxQps);
+        if (s != Command.STATUS_OK) {
+            return s;
         }
         if (qps.containsKey(qpn)) {
-            throw new IllegalArgumentException("QP " + qpn + " already exists");
+            return refuse(Command.STATUS_BAD_PARAM, "QP " + qpn + " already exists");
         }
         if (!cqs.containsKey(cfg.sendCqn()) || !cqs.containsKey(cfg.recvCqn())) {
-            throw new IllegalArgumentException("QP " + qpn + " names a CQ that does not exist");
+            return refuse(Command.STATUS_BAD_RESOURCE, "QP " + qpn + " names a CQ that does not exist");
+        }
+        if (cfg.maxInline() > profile.getLong(NDK_MAX_INLINE_DATA_SIZE)
+                || cfg.maxSendSge() > profile.getLong(NDK_MAX_INITIATOR_REQUEST_SGE)
+                || cfg.maxRecvSge() > profile.getLong(NDK_MAX_RECEIVE_REQUEST_SGE)
+                || (1L << cfg.rqLogSize()) > profile.getLong(NDK_MAX_RECEIVE_QUEUE_DEPTH)
+                || (1L << cfg.sqLogBbs()) > profile.getLong(NDK_MAX_INITIATOR_QUEUE_DEPTH)) {
+            return refuse(Command.STATUS_BAD_PARAM, "QP " + qpn + " asks beyond the adapter's limits (ndk.maxInlineDataSize,"
+                    + " SGEs, queue depths): " + cfg);
         }
         Qp qp = new Qp(qpn, cfg, outstandingPerQp, fetchMaxBbs, bfBytes, profile.getInt(TRANSPORT_MAX_INBOUND_READS));
         qp.retransmitTimer = sim().event(fullName() + ".qp" + qpn + ".timer", () -> tx.timeout(qp));
         qps.put(qpn, qp);
+        qpNumbers.set(qpn);
         byte[] ctx = new byte[QP_CONTEXT_BYTES];
         BigEndian.putI32(ctx, 0, qpn);
         BigEndian.putI32(ctx, 4, cfg.pd());
@@ -311,32 +545,112 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         BigEndian.putI64(ctx, 16, cfg.rqBase());
         BigEndian.putI64(ctx, 24, cfg.dbRecord());
         memory.write(qpContextAddress(qpn), ctx, 0, ctx.length);
+        return Command.STATUS_OK;
+    }
+
+    public boolean qpExists(int qpn) {
+        return qps.containsKey(qpn);
+    }
+
+    /**
+     * Destroys a QP with nothing in flight: no request, fetch, read, receive write or completion of it pending
+     * anywhere in the adapter. A busy QP is refused (RESOURCE_BUSY): move it to ERROR and let it drain first.
+     */
+    public void destroyQp(int qpn) {
+        require(tryDestroyQp(qpn));
+    }
+
+    int tryDestroyQp(int qpn) {
+        Qp qp = qps.get(qpn);
+        if (qp == null) {
+            return refuse(Command.STATUS_BAD_RESOURCE, "no QP " + qpn);
+        }
+        boolean busy = qp.wrCount != 0 || qp.fetchCount != 0 || qp.inFetchQueue || qp.inParseQueue || qp.inTxQueue
+                || qp.inRetireQueue || qp.inReadQueue || qp.ackQueued || qp.inRecvCqeQueue || qp.readCount != 0
+                || qp.recvWritesPending != 0 || qp.recvCqePending || qp.rqFetchInFlight || qp.waitingForContext
+                || (qp.rqFlushing && rx.recvFlushPending()) || cqe.hasJobsForQp(qpn);
+        if (busy) {
+            return refuse(Command.STATUS_RESOURCE_BUSY, "QP " + qpn + " still has work in flight");
+        }
+        qp.retransmitTimer.cancel();
+        qps.remove(qpn);
+        qpNumbers.clear(qpn);
+        qpcCache.invalidate(qpn);
+        memory.fill(qpContextAddress(qpn), QP_CONTEXT_BYTES, (byte) 0);
+        return Command.STATUS_OK;
     }
 
     /** Connects a QP to its peer and moves it to ready-to-send (the INIT->RTR->RTS modify sequence). */
     public void connectQp(int qpn, int remoteQpn, long peerMac, int peerIp, int sendPsn, int expectedPsn) {
         Qp qp = qp(qpn);
+        toReadyToReceive(qp, remoteQpn, peerMac, peerIp, expectedPsn);
+        toReadyToSend(qp, sendPsn);
+    }
+
+    /** The RTR half of a connection: who the peer is and the first PSN expected from it. */
+    private void toReadyToReceive(Qp qp, int remoteQpn, long peerMac, int peerIp, int expectedPsn) {
         qp.remoteQpn = remoteQpn;
         qp.peerMac = peerMac;
         qp.peerIp = peerIp;
         qp.mtu = mtu;
+        qp.rsp.reset(expectedPsn, qp.rsp.openMessage() == null && (qp.cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_WRITE) != 0,
+                (qp.cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_READ) != 0);
+        qp.state = QpState.READY_TO_RECEIVE;
+    }
+
+    /** The RTS half: the first PSN this side sends; WQEs posted meanwhile may now be fetched. */
+    private void toReadyToSend(Qp qp, int sendPsn) {
         qp.nextPsn = sendPsn;
         qp.unackedPsn = sendPsn;
         qp.ackedPsn = (sendPsn - 1) & 0xFF_FFFF;
         qp.retriesLeft = profile.getInt(TRANSPORT_RETRY_COUNT);
         qp.rnrRetriesLeft = profile.getInt(TRANSPORT_RNR_RETRY_COUNT);
-        qp.rsp.reset(expectedPsn, qp.rsp.openMessage() == null && (qp.cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_WRITE) != 0,
-                (qp.cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_READ) != 0);
         qp.state = QpState.READY_TO_SEND;
+        queueFetch(qp);
     }
 
     /** Registers a memory region: key context plus translation table the driver filled. */
     public void registerMemory(int key, int pd, int access, int logPageSize, long va, long length, long mttAddr) {
+        require(tryRegisterMemory(key, pd, access, logPageSize, va, length, mttAddr));
+    }
+
+    int tryRegisterMemory(int key, int pd, int access, int logPageSize, long va, long length, long mttAddr) {
+        int index = key >>> 8;
+        int s = numberStatus("key index", key < 0 ? -1 : index, 1, maxMrs);
+        if (s != Command.STATUS_OK) {
+            return s;
+        }
+        if (length <= 0 || length > profile.getLong(NDK_MAX_REGISTRATION_SIZE) || logPageSize < 12 || logPageSize > 30
+                || access < 0 || access > dev.rdmasim.adapter.format.AccessFlags.ALL) {
+            return refuse(Command.STATUS_BAD_PARAM, "region of " + length + " B, 2^" + logPageSize
+                    + " B pages, access 0x" + Integer.toHexString(access) + ": out of range");
+        }
         keys.writeContext(key, pd, access, logPageSize, va, length, mttAddr, true);
+        keyIndices.set(index);
+        keyPd.put(index, pd);
+        keyValue.put(index, key);
+        return Command.STATUS_OK;
     }
 
     public void deregisterMemory(int key) {
+        require(tryDeregisterMemory(key));
+    }
+
+    int tryDeregisterMemory(int key) {
+        int index = key >>> 8;
+        if (!keyRegistered(key) || keyValue.get(index) != key) {
+            return refuse(Command.STATUS_BAD_RESOURCE, "no key 0x" + Integer.toHexString(key));
+        }
         keys.writeContext(key, 0, 0, 12, 0, 0, 0, false);
+        keyIndices.clear(index);
+        keyPd.remove(index);
+        keyValue.remove(index);
+        return Command.STATUS_OK;
+    }
+
+    /** Whether a registration holds key index {@code key >> 8}. */
+    public boolean keyRegistered(int key) {
+        return key >= 0 && keyIndices.get(key >>> 8);
     }
 
     /** Sets up event queue 0: a ring of 2^logSize EQEs. */
@@ -347,19 +661,57 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     }
 
     /**
+     * Sets up the command queue (what a driver writes to the initialization segment at load): a ring of
+     * 2^logSize 64-byte entries, and with it the adapter's command unit. Call before the simulation runs
+     * (it declares statistics and waveform signals); adapters that never get a command queue have no command
+     * unit, so their outputs are those of a model without one.
+     */
+    public void createCommandQueue(long ring, int logSize) {
+        if (commands != null) {
+            throw new IllegalStateException(fullName() + ": the command queue already exists");
+        }
+        commands = new CommandUnit(this, ring, logSize, profile.getLong(NIC_FIRMWARE_COMMAND_LATENCY));
+    }
+
+    /**
      * Moves a QP to {@code next} (the modify-QP command); transitions the state machine does not
      * allow are refused. Moving to ERROR flushes its outstanding requests, send and receive.
      */
     public void modifyQp(int qpn, QpState next) {
-        Qp qp = qp(qpn);
+        require(tryModifyQp(qpn, next, null));
+    }
+
+    /**
+     * Moves a QP to {@code next} with the attributes that transition takes: to READY_TO_RECEIVE the peer
+     * (remote QPN, MAC, IP) and the expected PSN, to READY_TO_SEND from READY_TO_RECEIVE the send PSN.
+     */
+    public void modifyQp(int qpn, QpState next, QpPeer peer) {
+        require(tryModifyQp(qpn, next, peer));
+    }
+
+    int tryModifyQp(int qpn, QpState next, QpPeer peer) {
+        Qp qp = qps.get(qpn);
+        if (qp == null) {
+            return refuse(Command.STATUS_BAD_RESOURCE, "no QP " + qpn);
+        }
         if (!qp.state.canMoveTo(next)) {
-            throw new IllegalArgumentException("QP " + qpn + " cannot move from " + qp.state + " to " + next);
+            return refuse(Command.STATUS_BAD_RESOURCE_STATE, "QP " + qpn + " cannot move from " + qp.state + " to " + next);
+        }
+        boolean connects = next == QpState.READY_TO_RECEIVE || (next == QpState.READY_TO_SEND && qp.state == QpState.READY_TO_RECEIVE);
+        if (peer != null && connects) {
+            if (next == QpState.READY_TO_RECEIVE) {
+                toReadyToReceive(qp, peer.remoteQpn(), peer.mac(), peer.ip(), peer.expectedPsn());
+            } else {
+                toReadyToSend(qp, peer.sendPsn());
+            }
+            return Command.STATUS_OK;
         }
         qp.state = next;
         if (next == QpState.ERROR) {
             tx.queue(qp);
             rx.startRecvFlush(qp);
         }
+        return Command.STATUS_OK;
     }
 
     /** A one-line dump of a QP's requester state, for diagnostics. */
@@ -457,6 +809,12 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     public void mmioWrite(long barOffset, byte[] data, int off, int len) {
         int page = (int) (barOffset / PAGE);
         int inPage = (int) (barOffset % PAGE);
+        if (barOffset == Command.DOORBELL_OFFSET && len == 8) {
+            if (commands != null) {
+                commands.doorbell(Command.doorbellProducer(BigEndian.i64(data, off)));
+            }
+            return;
+        }
         if (inPage == Doorbells.PAGE_CQ_ARM && len == 8) {
             long v = BigEndian.i64(data, off);
             Cq cq = cqs.get(Doorbells.cqArmDoorbellCqn(v));

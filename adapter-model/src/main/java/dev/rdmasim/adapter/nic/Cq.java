@@ -3,8 +3,9 @@ package dev.rdmasim.adapter.nic;
 /** The adapter's state of one completion queue: its ring in host memory, indices and arming. */
 final class Cq {
     final int cqn;
-    final long ring;
-    final int logSize;
+    /** Ring and size; a RESIZE command moves them. */
+    long ring;
+    int logSize;
     /** Doorbell record: consumer index the driver publishes, arm word. */
     final long dbRecord;
     long producer;

@@ -121,6 +121,31 @@ final class CqeWriter extends Module implements DmaCallback {
         return count == jobs.length;
     }
 
+    /** Whether a completion waiting or being written names CQ {@code cqn}. */
+    boolean hasJobsFor(int cqn) {
+        for (int k = 0; k < count; k++) {
+            if (jobs[wrap(head + k)].cqn == cqn) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a completion waiting or being written belongs to QP {@code qpn}. */
+    boolean hasJobsForQp(int qpn) {
+        for (int k = 0; k < count; k++) {
+            if (jobs[wrap(head + k)].qpn == qpn) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A CQ's context changed or went away (resize, destroy): its cached line is stale. */
+    void contextChanged(int cqn) {
+        cqcCache.invalidate(cqn);
+    }
+
     /** The next free job to fill; call {@link #commit()} after filling it. */
     Job claim() {
         if (count >= jobs.length) {

@@ -465,6 +465,11 @@ final class Receiver extends Module implements DmaCallback {
         }
     }
 
+    /** A receive flush is queued or its doorbell-record read is in flight (it names its QP later). */
+    boolean recvFlushPending() {
+        return !flushQueue.isEmpty() || flushRead.inEngine();
+    }
+
     private void pumpRecvFlush() {
         if (flushQueue.isEmpty() || flushRead.inEngine()) {
             return;
