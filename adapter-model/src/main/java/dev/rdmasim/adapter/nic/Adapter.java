@@ -62,6 +62,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     final Transmitter tx;
     final Receiver rx;
     final CqeWriter cqe;
+    /** QP1, built on first use so an adapter without connection management has none of its statistics or signals. */
+    GsiUnit gsi;
+    private LinkEndpoint port;
     private final IntObjectHashMap<Qp> qps = new IntObjectHashMap<>();
     private final IntObjectHashMap<Cq> cqs = new IntObjectHashMap<>();
     private final long contextBase;
@@ -237,8 +240,24 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     /** Attaches the adapter's Ethernet port to one end of a link. */
     public void attach(LinkEndpoint port) {
+        this.port = port;
         tx.attach(port);
         rx.attach(port);
+        if (gsi != null) {
+            gsi.attach(port);
+        }
+    }
+
+    /** The general services interface (QP1), created with its DMA channel on the first call. */
+    public GsiUnit gsi() {
+        if (gsi == null) {
+            // Its doorbells live in the page after the last QP's.
+            gsi = new GsiUnit(this, pcie.dma().addChannel("gsi", 16), maxQps);
+            if (port != null) {
+                gsi.attach(port);
+            }
+        }
+        return gsi;
     }
 
     public void addLifecycleListener(LifecycleListener l) {
@@ -358,6 +377,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         qp.state = next;
         if (next == QpState.ERROR) {
             tx.queue(qp);
+            rx.qpToError(qp);
         }
     }
 
@@ -466,6 +486,10 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 cq.armSequence = Doorbells.armSequence(word);
                 cqe.armed(cq, Doorbells.armConsumerIndex(word));
             }
+            return;
+        }
+        if (gsi != null && page == gsi.doorbellPage()) {
+            gsi.mmioWrite(inPage, data, off, len);
             return;
         }
         Qp qp = qps.get(page);
