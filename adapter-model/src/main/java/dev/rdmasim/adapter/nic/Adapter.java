@@ -334,6 +334,17 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     /** Connects a QP to its peer and moves it to ready-to-send (the INIT->RTR->RTS modify sequence). */
     public void connectQp(int qpn, int remoteQpn, long peerMac, int peerIp, int sendPsn, int expectedPsn) {
+        connectQp(qpn, remoteQpn, peerMac, peerIp, sendPsn, expectedPsn, QpState.READY_TO_SEND);
+    }
+
+    /**
+     * Connects a QP to its peer and moves it to {@code target}: READY_TO_RECEIVE (INIT->RTR, the responder's
+     * step when it sends its REP; a later {@link #modifyQp} to READY_TO_SEND completes it) or READY_TO_SEND.
+     */
+    public void connectQp(int qpn, int remoteQpn, long peerMac, int peerIp, int sendPsn, int expectedPsn, QpState target) {
+        if (target != QpState.READY_TO_RECEIVE && target != QpState.READY_TO_SEND) {
+            throw new IllegalArgumentException("a connect moves a QP to READY_TO_RECEIVE or READY_TO_SEND, not " + target);
+        }
         Qp qp = qp(qpn);
         qp.remoteQpn = remoteQpn;
         qp.peerMac = peerMac;
@@ -346,7 +357,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         qp.rnrRetriesLeft = profile.getInt(TRANSPORT_RNR_RETRY_COUNT);
         qp.rsp.reset(expectedPsn, qp.rsp.openMessage() == null && (qp.cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_WRITE) != 0,
                 (qp.cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_READ) != 0);
-        qp.state = QpState.READY_TO_SEND;
+        qp.state = target;
     }
 
     /** Registers a memory region: key context plus translation table the driver filled. */
@@ -375,6 +386,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             throw new IllegalArgumentException("QP " + qpn + " cannot move from " + qp.state + " to " + next);
         }
         qp.state = next;
+        if (next == QpState.READY_TO_SEND) {
+            queueFetch(qp); // WQEs posted while it was not yet ready
+        }
         if (next == QpState.ERROR) {
             tx.queue(qp);
             rx.qpToError(qp);

@@ -242,14 +242,16 @@ public final class CmMad {
         return this;
     }
 
-    /** Sets the private data; more bytes than the message kind holds is refused. */
+    /** Sets the private data ({@code data} may be null when {@code len} is 0); more bytes than the message kind holds is refused. */
     public CmMad privateData(byte[] data, int off, int len) {
         int max = privateDataSize(attributeId);
         if (len < 0 || len > max) {
             throw new IllegalArgumentException("private data of " + len + " B does not fit a " + attributeName(attributeId)
                     + " (at most " + max + " B)");
         }
-        System.arraycopy(data, off, privateData, 0, len);
+        if (len > 0) {
+            System.arraycopy(data, off, privateData, 0, len);
+        }
         Arrays.fill(privateData, len, privateData.length, (byte) 0);
         privateDataLength = len;
         return this;
