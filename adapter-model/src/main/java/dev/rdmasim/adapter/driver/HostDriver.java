@@ -15,6 +15,7 @@ import dev.rdmasim.adapter.format.RecvWqe;
 import dev.rdmasim.adapter.format.SendWqeBuilder;
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.adapter.nic.Adapter;
+import dev.rdmasim.adapter.nic.GsiUnit;
 import dev.rdmasim.adapter.nic.QpConfig;
 import dev.rdmasim.adapter.pcie.HostBridge;
 import dev.rdmasim.adapter.pcie.InterruptHandler;
@@ -25,6 +26,7 @@ import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.Histogram;
 import java.util.Arrays;
+import org.eclipse.collections.impl.map.mutable.primitive.IntLongHashMap;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
 /**
@@ -69,6 +71,10 @@ public final class HostDriver extends Module {
     private SendQueue lastSq;
     private InterruptHandler interruptListener;
     private CommandQueue commands;
+    /** The connection manager, made on first use (an adapter without one has no QP1 at all). */
+    private CmAgent cm;
+    /** Resolved neighbours (IPv4 to MAC), standing in for the ARP cache the connection manager consults. */
+    private final IntLongHashMap neighbours = new IntLongHashMap();
 
     final Counter wqesPosted;
     final Counter doorbells;
@@ -318,6 +324,36 @@ public final class HostDriver extends Module {
         return commands;
     }
 
+    /** Records that {@code ip} is reached at {@code mac} (a resolved ARP entry). */
+    public void addNeighbour(int ip, long mac) {
+        if (mac < 0 || mac >>> 48 != 0) {
+            throw new IllegalArgumentException("mac must fit in 48 bits, got 0x" + Long.toHexString(mac));
+        }
+        neighbours.put(ip, mac);
+    }
+
+    /** The MAC address of neighbour {@code ip}, or -1 if it is not resolved. */
+    public long neighbourMac(int ip) {
+        return neighbours.getIfAbsent(ip, -1);
+    }
+
+    /** This host's connection manager (QP1 and the CM protocol), set up on the first call. */
+    public CmAgent cm() {
+        if (cm == null) {
+            cm = new CmAgent(this, CmAgent.Config.defaults());
+        }
+        return cm;
+    }
+
+    /** Sets up this host's connection manager with {@code config}; only before {@link #cm()} made one. */
+    public CmAgent cm(CmAgent.Config config) {
+        if (cm != null) {
+            throw new IllegalStateException(fullName() + " already has its connection manager");
+        }
+        cm = new CmAgent(this, config);
+        return cm;
+    }
+
     /** Raw MSI-X notification, called before the driver handles the event queue. */
     public void setInterruptListener(InterruptHandler listener) {
         this.interruptListener = listener;
@@ -365,6 +401,8 @@ public final class HostDriver extends Module {
                 }
             } else if (eq.type() == Eqe.TYPE_COMMAND && commands != null) {
                 commands.completed();
+            } else if (eq.type() == GsiUnit.EVENT_TYPE && cm != null) {
+                cm.madArrived();
             }
         }
     }

@@ -50,6 +50,23 @@ public final class HostPair {
      * @param rqLog       log2 receive ring entries
      */
     public static HostPair create(Simulator sim, Profile profile, long bufferBytes, int cqLog, int sqLogBbs, int rqLog) {
+        HostPair p = createUnconnected(sim, profile, bufferBytes, cqLog, sqLogBbs, rqLog);
+        p.a.qp().connect(p.b.qp());
+        return p;
+    }
+
+    /** {@link #createUnconnected(Simulator, Profile, long, int, int, int)} with the default sizes of {@link #create(Simulator, Profile)}. */
+    public static HostPair createUnconnected(Simulator sim, Profile profile) {
+        return createUnconnected(sim, profile, 1 << 20, 8, 8, 6);
+    }
+
+    /**
+     * As {@link #create(Simulator, Profile, long, int, int, int)}, but the QPs stay in INIT, to be connected by the
+     * hosts' connection managers ({@link HostDriver#cm()}); each host knows the other's MAC address (a resolved
+     * neighbour entry).
+     */
+    public static HostPair createUnconnected(Simulator sim, Profile profile, long bufferBytes, int cqLog, int sqLogBbs,
+                                             int rqLog) {
         HostDriver da = new HostDriver(sim, "hostA", "nicA", profile, 0x02_00_00_00_00_01L, 0x0A00_0001);
         HostDriver db = new HostDriver(sim, "hostB", "nicB", profile, 0x02_00_00_00_00_02L, 0x0A00_0002);
         EthernetLink link = cable(sim, "wire", profile);
@@ -57,7 +74,8 @@ public final class HostPair {
         db.attach(link.b());
         Side a = side(da, bufferBytes, cqLog, sqLogBbs, rqLog);
         Side b = side(db, bufferBytes, cqLog, sqLogBbs, rqLog);
-        a.qp().connect(b.qp());
+        da.addNeighbour(db.ip(), db.mac());
+        db.addNeighbour(da.ip(), da.mac());
         return new HostPair(a, b, link);
     }
 

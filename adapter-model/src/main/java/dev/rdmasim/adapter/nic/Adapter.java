@@ -68,6 +68,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     final Transmitter tx;
     final Receiver rx;
     final CqeWriter cqe;
+    /** QP1, built on first use so an adapter without connection management has none of its statistics or signals. */
+    GsiUnit gsi;
+    private LinkEndpoint port;
     private final IntObjectHashMap<Qp> qps = new IntObjectHashMap<>();
     private final IntObjectHashMap<Cq> cqs = new IntObjectHashMap<>();
     private final long contextBase;
@@ -258,8 +261,24 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     /** Attaches the adapter's Ethernet port to one end of a link. */
     public void attach(LinkEndpoint port) {
+        this.port = port;
         tx.attach(port);
         rx.attach(port);
+        if (gsi != null) {
+            gsi.attach(port);
+        }
+    }
+
+    /** The general services interface (QP1), created with its DMA channel on the first call. */
+    public GsiUnit gsi() {
+        if (gsi == null) {
+            // Its doorbells live in the page after the last QP's.
+            gsi = new GsiUnit(this, pcie.dma().addChannel("gsi", 16), maxQps);
+            if (port != null) {
+                gsi.attach(port);
+            }
+        }
+        return gsi;
     }
 
     public void addLifecycleListener(LifecycleListener l) {
@@ -408,8 +427,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     }
 
     private boolean cqSizeOk(int logSize) {
-        // One entry stays unused, as mlx5's max_cqe = 2^22 - 1 says.
-        return logSize >= 0 && logSize <= 22 && (1L << logSize) - 1 <= profile.getLong(NDK_MAX_CQ_DEPTH);
+        // A driver rounds a CQ of depth d up to the next power of two above d (one entry stays unused, as mlx5's
+        // max_cqe = 2^22 - 1 says), so the largest ring is the one that depth ndk.maxCqDepth needs.
+        return logSize >= 0 && logSize <= 22 && (logSize == 0 || (1L << (logSize - 1)) <= profile.getLong(NDK_MAX_CQ_DEPTH));
     }
 
     private void writeCqContext(Cq cq) {
@@ -529,10 +549,10 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         if (cfg.maxInline() > profile.getLong(NDK_MAX_INLINE_DATA_SIZE)
                 || cfg.maxSendSge() > profile.getLong(NDK_MAX_INITIATOR_REQUEST_SGE)
                 || cfg.maxRecvSge() > profile.getLong(NDK_MAX_RECEIVE_REQUEST_SGE)
-                || (1L << cfg.rqLogSize()) > profile.getLong(NDK_MAX_RECEIVE_QUEUE_DEPTH)
-                || (1L << cfg.sqLogBbs()) > profile.getLong(NDK_MAX_INITIATOR_QUEUE_DEPTH)) {
+                || (1L << cfg.rqLogSize()) > Long.highestOneBit(2 * profile.getLong(NDK_MAX_RECEIVE_QUEUE_DEPTH) - 1)
+                || (1L << cfg.sqLogBbs()) > dev.rdmasim.adapter.config.Parameters.MAX_SEND_RING_BBS) {
             return refuse(Command.STATUS_BAD_PARAM, "QP " + qpn + " asks beyond the adapter's limits (ndk.maxInlineDataSize,"
-                    + " SGEs, queue depths): " + cfg);
+                    + " SGEs, receive depth, the 32768-block send ring): " + cfg);
         }
         Qp qp = new Qp(qpn, cfg, outstandingPerQp, fetchMaxBbs, bfBytes, profile.getInt(TRANSPORT_MAX_INBOUND_READS));
         qp.retransmitTimer = sim().event(fullName() + ".qp" + qpn + ".timer", () -> tx.timeout(qp));
@@ -582,9 +602,25 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     /** Connects a QP to its peer and moves it to ready-to-send (the INIT->RTR->RTS modify sequence). */
     public void connectQp(int qpn, int remoteQpn, long peerMac, int peerIp, int sendPsn, int expectedPsn) {
+        connectQp(qpn, remoteQpn, peerMac, peerIp, sendPsn, expectedPsn, QpState.READY_TO_SEND);
+    }
+
+    /**
+     * Connects a QP to its peer and moves it to {@code target}: READY_TO_RECEIVE (INIT->RTR, the responder's
+     * step when it sends its REP; a later {@link #modifyQp} to READY_TO_SEND completes it) or READY_TO_SEND.
+     */
+    public void connectQp(int qpn, int remoteQpn, long peerMac, int peerIp, int sendPsn, int expectedPsn, QpState target) {
+        if (target != QpState.READY_TO_RECEIVE && target != QpState.READY_TO_SEND) {
+            throw new IllegalArgumentException("a connect moves a QP to READY_TO_RECEIVE or READY_TO_SEND, not " + target);
+        }
         Qp qp = qp(qpn);
         toReadyToReceive(qp, remoteQpn, peerMac, peerIp, expectedPsn);
-        toReadyToSend(qp, sendPsn);
+        if (target == QpState.READY_TO_SEND) {
+            toReadyToSend(qp, sendPsn);
+        } else {
+            // The send PSN is agreed now (it went out in the REP); the move to ready-to-send comes later.
+            setSendPsn(qp, sendPsn);
+        }
     }
 
     /** The RTR half of a connection: who the peer is and the first PSN expected from it. */
@@ -600,13 +636,17 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
 
     /** The RTS half: the first PSN this side sends; WQEs posted meanwhile may now be fetched. */
     private void toReadyToSend(Qp qp, int sendPsn) {
+        setSendPsn(qp, sendPsn);
+        qp.state = QpState.READY_TO_SEND;
+        queueFetch(qp);
+    }
+
+    private void setSendPsn(Qp qp, int sendPsn) {
         qp.nextPsn = sendPsn;
         qp.unackedPsn = sendPsn;
         qp.ackedPsn = (sendPsn - 1) & 0xFF_FFFF;
         qp.retriesLeft = profile.getInt(TRANSPORT_RETRY_COUNT);
         qp.rnrRetriesLeft = profile.getInt(TRANSPORT_RNR_RETRY_COUNT);
-        qp.state = QpState.READY_TO_SEND;
-        queueFetch(qp);
     }
 
     /** Registers a memory region: key context plus translation table the driver filled. */
@@ -707,6 +747,9 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             return Command.STATUS_OK;
         }
         qp.state = next;
+        if (next == QpState.READY_TO_SEND) {
+            queueFetch(qp); // WQEs posted while it was not yet ready
+        }
         if (next == QpState.ERROR) {
             tx.queue(qp);
             rx.startRecvFlush(qp);
@@ -825,6 +868,10 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 cq.armSequence = Doorbells.armSequence(word);
                 cqe.armed(cq, Doorbells.armConsumerIndex(word));
             }
+            return;
+        }
+        if (gsi != null && page == gsi.doorbellPage()) {
+            gsi.mmioWrite(inPage, data, off, len);
             return;
         }
         Qp qp = qps.get(page);

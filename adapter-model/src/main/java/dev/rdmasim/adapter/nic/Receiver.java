@@ -189,6 +189,18 @@ final class Receiver extends Module implements DmaCallback {
             done();
             return;
         }
+        int op = reader.opcode();
+        if (Opcode.isUd(op)) {
+            // A datagram: QP1's business, not an RC QP's (data QPs may share its number).
+            if (nic.gsi != null) {
+                nic.gsi.receive(reader);
+            } else {
+                dropped.inc();
+            }
+            f.release();
+            done();
+            return;
+        }
         Qp qp = nic.qpOrNull(reader.destQp());
         if (qp == null) {
             dropped.inc();
@@ -196,7 +208,6 @@ final class Receiver extends Module implements DmaCallback {
             done();
             return;
         }
-        int op = reader.opcode();
         boolean keep;
         if (op == Opcode.ACKNOWLEDGE) {
             int syn = reader.aethSyndrome();

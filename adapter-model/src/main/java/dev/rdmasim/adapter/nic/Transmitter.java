@@ -162,6 +162,9 @@ final class Transmitter extends Module implements DmaCallback {
         port = p;
         port.onBufferFree(() -> {
             waitingForBuffer = false;
+            if (nic.gsi != null) {
+                nic.gsi.bufferFree(); // QP1 shares the port's buffers; management frames go first
+            }
             emitReady();
         });
     }

@@ -2,8 +2,10 @@ package dev.rdmasim.adapter.wire;
 
 /**
  * BTH opcodes of the Reliable Connected service (IBA vol. 1, table 38; connection type bits 7..5 = 000),
- * with lookups of the extension headers each carries and of its place in a message. The helpers read a
- * table indexed by opcode, so they cost an array load on the hot path.
+ * plus the one Unreliable Datagram opcode the model uses, SEND_ONLY (0x64), which carries the MADs of
+ * connection management to QP1. The helpers give the extension headers each opcode carries and its place
+ * in a message; for the RC opcodes they read a table indexed by opcode, so they cost an array load on the
+ * hot path.
  */
 public final class Opcode {
     private Opcode() {
@@ -28,8 +30,11 @@ public final class Opcode {
     public static final int RDMA_READ_RESPONSE_ONLY = 0x10;
     public static final int ACKNOWLEDGE = 0x11;
 
-    /** Number of opcodes this model knows: 0x00 .. 0x11. */
+    /** Number of RC opcodes this model knows: 0x00 .. 0x11. */
     public static final int COUNT = 0x12;
+
+    /** UD SEND_ONLY (connection type 011): BTH + DETH + payload, a whole message in one packet. */
+    public static final int UD_SEND_ONLY = 0x64;
 
     private static final int RETH_BIT = 1;
     private static final int AETH_BIT = 2;
@@ -40,6 +45,8 @@ public final class Opcode {
     private static final int LAST_BIT = 64;
     private static final int ONLY_BIT = 128;
     private static final int REQUEST_BIT = 256;
+    private static final int DETH_BIT = 512;
+    private static final int UD_FLAGS = REQUEST_BIT | PAYLOAD_BIT | ONLY_BIT | DETH_BIT;
 
     private static final int[] FLAGS = new int[COUNT];
     private static final String[] NAMES = new String[COUNT];
@@ -77,11 +84,24 @@ public final class Opcode {
         return opcode >= 0 && opcode < COUNT;
     }
 
+    /** True for every opcode the codec handles: the RC ones and UD SEND_ONLY. */
+    public static boolean isSupported(int opcode) {
+        return isValid(opcode) || opcode == UD_SEND_ONLY;
+    }
+
+    /** True for the datagram opcode, whose packets go to the adapter's QP1 block instead of an RC QP. */
+    public static boolean isUd(int opcode) {
+        return opcode == UD_SEND_ONLY;
+    }
+
     private static int flags(int opcode) {
-        if (!isValid(opcode)) {
-            throw new IllegalArgumentException("opcode 0x" + Integer.toHexString(opcode) + " is not an RC opcode this model supports");
+        if (opcode >= 0 && opcode < COUNT) {
+            return FLAGS[opcode];
         }
-        return FLAGS[opcode];
+        if (opcode == UD_SEND_ONLY) {
+            return UD_FLAGS;
+        }
+        throw new IllegalArgumentException("opcode 0x" + Integer.toHexString(opcode) + " is not an opcode this model supports");
     }
 
     public static boolean hasReth(int opcode) {
@@ -90,6 +110,11 @@ public final class Opcode {
 
     public static boolean hasAeth(int opcode) {
         return (flags(opcode) & AETH_BIT) != 0;
+    }
+
+    /** Whether the opcode carries a DETH (Q_Key and source QP): only UD SEND_ONLY here. */
+    public static boolean hasDeth(int opcode) {
+        return (flags(opcode) & DETH_BIT) != 0;
     }
 
     public static boolean hasImmediate(int opcode) {
@@ -122,10 +147,11 @@ public final class Opcode {
         return (flags(opcode) & REQUEST_BIT) != 0;
     }
 
-    /** Bytes of extension headers (RETH, AETH, ImmDt) between the BTH and the payload. */
+    /** Bytes of extension headers (DETH, RETH, AETH, ImmDt) between the BTH and the payload. */
     public static int extensionBytes(int opcode) {
         int f = flags(opcode);
-        return ((f & RETH_BIT) != 0 ? RoceLayout.RETH : 0)
+        return ((f & DETH_BIT) != 0 ? RoceLayout.DETH : 0)
+                + ((f & RETH_BIT) != 0 ? RoceLayout.RETH : 0)
                 + ((f & AETH_BIT) != 0 ? RoceLayout.AETH : 0)
                 + ((f & IMM_BIT) != 0 ? RoceLayout.IMMDT : 0);
     }
@@ -136,6 +162,9 @@ public final class Opcode {
     }
 
     public static String name(int opcode) {
+        if (opcode == UD_SEND_ONLY) {
+            return "UD_SEND_ONLY";
+        }
         return isValid(opcode) ? NAMES[opcode] : "UNKNOWN_0x" + Integer.toHexString(opcode);
     }
 }

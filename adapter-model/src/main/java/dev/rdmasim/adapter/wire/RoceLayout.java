@@ -30,6 +30,10 @@ public final class RoceLayout {
     /** First byte after the BTH, where RETH / AETH / ImmDt start. */
     public static final int EXT_OFFSET = BTH_OFFSET + BTH;
     public static final int RETH = 16;
+    /** Datagram extended transport header of UD packets: Q_Key (4), reserved (1), source QP (3). */
+    public static final int DETH = 8;
+    /** The well-known Q_Key of QP1, the general services QP that carries management datagrams (IBA 13.5.3). */
+    public static final int GSI_QKEY = 0x8001_0000;
     public static final int AETH = 4;
     public static final int IMMDT = 4;
     public static final int ICRC = 4;

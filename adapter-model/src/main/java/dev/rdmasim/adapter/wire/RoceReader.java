@@ -20,6 +20,7 @@ public final class RoceReader {
     private int ext;
     private int payloadLength;
     // What the wrapped frame's opcode carries, looked up once per frame for the accessors.
+    private boolean hasDeth;
     private boolean hasReth;
     private boolean hasAeth;
     private boolean hasImmediate;
@@ -91,10 +92,11 @@ public final class RoceReader {
             return FrameCheck.BAD_TRANSPORT_VERSION;
         }
         int op = f[BTH_OFFSET] & 0xFF;
-        if (!Opcode.isValid(op)) {
+        if (!Opcode.isSupported(op)) {
             return FrameCheck.UNSUPPORTED_OPCODE;
         }
         ext = Opcode.extensionBytes(op);
+        hasDeth = Opcode.hasDeth(op);
         hasReth = Opcode.hasReth(op);
         hasAeth = Opcode.hasAeth(op);
         hasImmediate = Opcode.hasImmediate(op);
@@ -217,6 +219,21 @@ public final class RoceReader {
         return u24(b, BTH_OFFSET + 9);
     }
 
+    public boolean hasDeth() {
+        requireValid();
+        return hasDeth;
+    }
+
+    /** DETH Q_Key of a UD packet. */
+    public int dethQkey() {
+        return u32(b, dethOffset());
+    }
+
+    /** DETH source QP of a UD packet. */
+    public int dethSourceQp() {
+        return u24(b, dethOffset() + 5);
+    }
+
     public boolean hasReth() {
         requireValid();
         return hasReth;
@@ -278,6 +295,13 @@ public final class RoceReader {
     /** The frame's bytes; the payload is {@code bytes()[payloadOffset() .. + payloadLength())}. */
     public byte[] bytes() {
         return b;
+    }
+
+    private int dethOffset() {
+        if (!hasDeth()) {
+            throw new IllegalStateException(Opcode.name(opcode()) + " carries no DETH");
+        }
+        return EXT_OFFSET;
     }
 
     private int rethOffset() {

@@ -3,7 +3,7 @@ package dev.rdmasim.adapter.wire;
 import static dev.rdmasim.adapter.wire.RoceLayout.*;
 
 /**
- * Builds RoCEv2 frames (Ethernet II + IPv4 + UDP + BTH [+ RETH] [+ AETH] [+ ImmDt] + payload + pad +
+ * Builds RoCEv2 frames (Ethernet II + IPv4 + UDP + BTH [+ DETH] [+ RETH] [+ AETH] [+ ImmDt] + payload + pad +
  * ICRC, zero-padded to the Ethernet minimum) into a byte array at offset 0. The writer is a reusable
  * set of header fields: set what differs from the previous packet, then call {@link #write}. Fields an
  * opcode does not carry (e.g. the RETH of a SEND) are ignored. Writing allocates nothing.
@@ -26,6 +26,7 @@ public final class RoceWriter {
     private int opcode = Opcode.SEND_ONLY;
     // What the opcode carries, looked up once when it is set rather than on every frame.
     private int ext = Opcode.extensionBytes(Opcode.SEND_ONLY);
+    private boolean hasDeth;
     private boolean hasReth;
     private boolean hasAeth;
     private boolean hasImmediate;
@@ -42,6 +43,8 @@ public final class RoceWriter {
     private int syndrome;
     private int msn;
     private int immediate;
+    private int qkey;
+    private int sourceQp;
 
     /** Destination and source MAC addresses, 48 bits each. */
     public RoceWriter macs(long dst, long src) {
@@ -83,14 +86,15 @@ public final class RoceWriter {
 
     /** Opcode, 24-bit destination QP and 24-bit PSN. */
     public RoceWriter bth(int opcode, int destQp, int psn) {
-        if (!Opcode.isValid(opcode)) {
-            throw new IllegalArgumentException("opcode 0x" + Integer.toHexString(opcode) + " is not a supported RC opcode");
+        if (!Opcode.isSupported(opcode)) {
+            throw new IllegalArgumentException("opcode 0x" + Integer.toHexString(opcode) + " is not a supported opcode");
         }
         this.destQp = (int) bits("destQp", destQp, 24);
         this.psn = (int) bits("psn", psn, 24);
         if (opcode != this.opcode) {
             this.opcode = opcode;
             this.ext = Opcode.extensionBytes(opcode);
+            this.hasDeth = Opcode.hasDeth(opcode);
             this.hasReth = Opcode.hasReth(opcode);
             this.hasAeth = Opcode.hasAeth(opcode);
             this.hasImmediate = Opcode.hasImmediate(opcode);
@@ -118,6 +122,13 @@ public final class RoceWriter {
     /** Partition key, 0xFFFF (default full-member partition) unless set. */
     public RoceWriter pkey(int pkey) {
         this.pkey = (int) bits("pkey", pkey, 16);
+        return this;
+    }
+
+    /** DETH of a UD packet: the Q_Key the receiving QP checks and the 24-bit source QP. */
+    public RoceWriter deth(int qkey, int sourceQp) {
+        this.qkey = qkey;
+        this.sourceQp = (int) bits("sourceQp", sourceQp, 24);
         return this;
     }
 
@@ -211,6 +222,12 @@ public final class RoceWriter {
         Icrc.mask(f, ip);
 
         int p = EXT_OFFSET;
+        if (hasDeth) {
+            put32(f, p, qkey);
+            f[p + 4] = 0;
+            put24(f, p + 5, sourceQp);
+            p += DETH;
+        }
         if (hasReth) {
             put64(f, p, va);
             put32(f, p + 8, rkey);

@@ -321,7 +321,7 @@ class RoceCodecTest {
         // A header that claims version 1 or an unknown opcode, with a recomputed ICRC, is still refused.
         f = withBth(good, 1, (byte) (good[RoceLayout.BTH_OFFSET + 1] | 1));
         assertThat(r.wrap(f, len)).isEqualTo(FrameCheck.BAD_TRANSPORT_VERSION);
-        f = withBth(good, 0, (byte) 0x64);
+        f = withBth(good, 0, (byte) 0x65);
         assertThat(r.wrap(f, len)).isEqualTo(FrameCheck.UNSUPPORTED_OPCODE);
         // A pad count is legitimate (a 39-byte payload), but a transport length off the 4-byte grid is not.
         f = withBth(good, 1, (byte) (good[RoceLayout.BTH_OFFSET + 1] ^ 0x10));
