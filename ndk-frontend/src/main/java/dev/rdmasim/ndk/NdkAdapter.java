@@ -31,7 +31,7 @@ public final class NdkAdapter extends NdkObject {
         super(null, NdkConstants.NdkObjectTypeAdapter);
         this.driver = driver;
         this.info = new NdkAdapterInfo(driver.adapter().profile());
-        this.firmware = new Firmware(this, driver);
+        this.firmware = new Firmware(driver);
         this.deferLimit = driver.adapter().profile().getInt(Parameters.HOST_DEFER_LIMIT);
         this.callbackEvent = driver.sim().event(driver.fullName() + ".ndk.callbacks", this::runCallbacks);
     }

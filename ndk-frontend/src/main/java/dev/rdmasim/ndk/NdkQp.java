@@ -9,7 +9,6 @@ import dev.rdmasim.adapter.driver.QueuePair;
 import dev.rdmasim.adapter.driver.SendQueue;
 import dev.rdmasim.adapter.driver.SgeList;
 import dev.rdmasim.adapter.format.WqeOpcode;
-import dev.rdmasim.adapter.nic.QpState;
 import dev.rdmasim.kernel.InvariantViolation;
 
 /**
@@ -232,7 +231,7 @@ public final class NdkQp extends NdkObject {
         }
         inError = true;
         requestStarted();
-        adapter.firmware.modifyQp(hw, QpState.ERROR, (status, none) -> requestDone());
+        adapter.firmware.qpToError(hw, (status, none) -> requestDone());
     }
 
     /** An error completion was taken: the connection is in error from now on (the adapter has flushed the rest). */

@@ -31,6 +31,8 @@ public final class NtStatus {
     /** Flags not valid for the call (ND2's bad-flags status). */
     public static final int STATUS_INVALID_PARAMETER_4 = 0xC00000F2;
     public static final int STATUS_CANCELLED = 0xC0000120;
+    /** The object is not in a state that allows the request (the firmware refused a transition). */
+    public static final int STATUS_INVALID_DEVICE_STATE = 0xC0000184;
     /** An error on the remote QP (ND2's remote error). */
     public static final int STATUS_REMOTE_RESOURCES = 0xC000013D;
     public static final int STATUS_INVALID_ADDRESS = 0xC0000141;

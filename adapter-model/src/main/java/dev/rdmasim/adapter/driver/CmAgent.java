@@ -9,6 +9,7 @@ import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_RNR_RETRY_COUNT;
 import dev.rdmasim.adapter.driver.Connection.Outcome;
 import dev.rdmasim.adapter.driver.Connection.State;
 import dev.rdmasim.adapter.format.BigEndian;
+import dev.rdmasim.adapter.format.Command;
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.adapter.nic.Adapter;
 import dev.rdmasim.adapter.nic.GsiUnit;
@@ -53,9 +54,20 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
      * @param maxRetries      times a REQ, REP or DREQ is sent again before giving up (0..15)
      * @param sendLog         log2 of QP1's send ring entries
      * @param recvLog         log2 of QP1's receive buffers
+     * @param rnrRetryCount   RNR retries this side asks its peer to make before failing a SEND (7 = forever), sent
+     *                        in the REQ and REP; -1 for the profile's {@code transport.rnrRetryCount}
      */
-    public record Config(int responseTimeout, int maxRetries, int sendLog, int recvLog) {
+    public record Config(int responseTimeout, int maxRetries, int sendLog, int recvLog, int rnrRetryCount) {
+        /** With the profile's {@code transport.rnrRetryCount} asked of the peer. */
+        public Config(int responseTimeout, int maxRetries, int sendLog, int recvLog) {
+            this(responseTimeout, maxRetries, sendLog, recvLog, -1);
+        }
+
         public Config {
+            if (rnrRetryCount < -1 || rnrRetryCount > 7) {
+                throw new IllegalArgumentException("rnrRetryCount must be 0..7 (7 = forever) or -1 for the profile's, got "
+                        + rnrRetryCount);
+            }
             if (responseTimeout < 0 || responseTimeout > 31) {
                 throw new IllegalArgumentException("responseTimeout must be 0..31, got " + responseTimeout);
             }
@@ -72,7 +84,12 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
 
         /** 2^16 x 4.096 us = 268 ms per try, 15 retries (as Linux RDMA CM), 16 send entries, 32 receive buffers. */
         public static Config defaults() {
-            return new Config(16, 15, 4, 5);
+            return new Config(16, 15, 4, 5, -1);
+        }
+
+        /** The same with {@code rnrRetryCount} asked of the peer. */
+        public Config withRnrRetryCount(int count) {
+            return new Config(responseTimeout, maxRetries, sendLog, recvLog, count);
         }
 
         public long timeoutPs() {
@@ -90,7 +107,9 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
     private final HostMemory memory;
     private final HostCpu cpu;
     private final GsiUnit gsi;
+    private final CommandQueue commands;
     private final Config config;
+    private final int askedRnrRetry;
     private final int maxInbound;
     private final int maxOutbound;
     private final long caGuid;
@@ -133,6 +152,10 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         this.cpu = driver.cpu();
         this.config = config;
         this.gsi = nic.gsi();
+        // QP transitions go through the firmware command queue, as a driver's connection manager's do.
+        this.commands = driver.commands();
+        this.askedRnrRetry = config.rnrRetryCount() >= 0 ? config.rnrRetryCount()
+                : nic.profile().getInt(TRANSPORT_RNR_RETRY_COUNT);
         maxInbound = nic.profile().getInt(TRANSPORT_MAX_INBOUND_READS);
         maxOutbound = nic.profile().getInt(TRANSPORT_MAX_OUTBOUND_READS);
         long mac = driver.mac();
@@ -207,16 +230,22 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         c.inboundReadLimit = Math.min(Math.min(inboundReadLimit, maxInbound), c.peerInitiatorDepth);
         c.outboundReadLimit = Math.min(Math.min(outboundReadLimit, maxOutbound), c.peerResponderResources);
         c.localPsn = random().nextInt(1 << 24);
-        qpConnect(c, QpState.READY_TO_RECEIVE);
+        c.state = State.REP_SENT;
+        byte[] data = privateData == null ? null : privateData.clone();
+        // The REP goes out once the QP is ready to receive (INIT2RTR done): the peer may send as soon as it has it.
+        qpTransition(c, () -> commands.readyToReceive(qp, c.peerQpn, c.peerMac, c.peerIp, c.peerPsn,
+                (status, q) -> afterTransition(c, status, State.REP_SENT, () -> sendRep(c, data))));
+    }
+
+    private void sendRep(Connection c, byte[] privateData) {
         CmMad m = start(CmMad.ATTR_REP, c);
-        m.qpn = qp.qpn();
+        m.qpn = c.qp.qpn();
         m.startingPsn = c.localPsn;
         m.responderResources = c.inboundReadLimit;
         m.initiatorDepth = c.outboundReadLimit;
-        m.rnrRetryCount = nic.profile().getInt(TRANSPORT_RNR_RETRY_COUNT);
+        m.rnrRetryCount = askedRnrRetry;
         m.localCaGuid = caGuid;
         m.privateData(privateData, 0, privateData == null ? 0 : privateData.length);
-        c.state = State.REP_SENT;
         // The active side said how long it takes to answer and how often to try.
         c.timeoutPs = TIMEOUT_UNIT_PS << c.peerResponseTimeout;
         sendAndArm(c, m, c.peerMaxRetries);
@@ -273,7 +302,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         m.localCmResponseTimeout = config.responseTimeout();
         m.maxCmRetries = config.maxRetries();
         m.retryCount = nic.profile().getInt(TRANSPORT_RETRY_COUNT);
-        m.rnrRetryCount = nic.profile().getInt(TRANSPORT_RNR_RETRY_COUNT);
+        m.rnrRetryCount = askedRnrRetry;
         m.pathMtuCode = CmMad.mtuCode(nic.profile().getInt(LINK_MTU));
         m.localIp = nic.ip();
         m.remoteIp = remoteIp;
@@ -322,17 +351,39 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
 
     // ---------------------------------------------------------------- QP transitions (one place, for the firmware command path)
 
-    private void qpConnect(Connection c, QpState target) {
-        nic.connectQp(c.qp.qpn(), c.peerQpn, c.peerMac, c.peerIp, c.localPsn, c.peerPsn, target);
+    /**
+     * Starts a firmware command that moves the connection's QP; {@code post} posts it (false: no room). Until its
+     * answer, messages that would move the QP again are treated as duplicates.
+     */
+    private void qpTransition(Connection c, java.util.function.BooleanSupplier post) {
+        c.modifying = true;
+        if (!post.getAsBoolean()) {
+            throw new InvariantViolation(fullName() + ": no room in the command queue for " + c);
+        }
     }
 
-    private void qpReadyToSend(Connection c) {
-        nic.modifyQp(c.qp.qpn(), QpState.READY_TO_SEND);
+    /**
+     * The answer of a command that moved the connection's QP: if the connection is still in {@code expected},
+     * go on with {@code next}; a failed command fails the connection.
+     */
+    private void afterTransition(Connection c, int status, State expected, Runnable next) {
+        c.modifying = false;
+        if (c.state != expected) {
+            return; // Rejected, timed out or disconnected meanwhile.
+        }
+        if (status != Command.STATUS_OK) {
+            throw new InvariantViolation(fullName() + ": the firmware refused a transition of " + c + ": "
+                    + Command.statusName(status));
+        }
+        next.run();
     }
 
     private void qpError(Connection c) {
-        if (c.qp != null && nic.qpState(c.qp.qpn()) != QpState.ERROR) {
-            nic.modifyQp(c.qp.qpn(), QpState.ERROR);
+        if (c.qp != null && !c.qpErrored) {
+            c.qpErrored = true;
+            if (!commands.modifyQp(c.qp, Command.OP_2ERR_QP, (status, q) -> { })) {
+                throw new InvariantViolation(fullName() + ": no room in the command queue to stop " + c);
+            }
         }
     }
 
@@ -367,7 +418,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         Connection known = byPeer.get(peerKey(srcIp, m.localCommId));
         if (known != null) {
             duplicates.inc();
-            if (known.state == State.REP_SENT) {
+            if (known.state == State.REP_SENT && !known.modifying) {
                 post(known.lastSent, known.peerMac, known.peerIp, CmMad.ATTR_REP); // our REP was lost
             }
             return; // Still deciding, or already past: nothing to repeat.
@@ -392,6 +443,8 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         c.peerInitiatorDepth = m.initiatorDepth;
         c.peerResponseTimeout = m.localCmResponseTimeout;
         c.peerMaxRetries = m.maxCmRetries;
+        c.peerRetryCount = m.retryCount;
+        c.peerRnrRetry = m.rnrRetryCount;
         c.takePrivateData(m);
         c.state = State.REQ_RECEIVED;
         byPeer.put(peerKey(srcIp, c.remoteCommId), c);
@@ -409,8 +462,8 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
             post(c.lastSent, c.peerMac, c.peerIp, CmMad.ATTR_RTU); // our RTU was lost
             return;
         }
-        if (c.state != State.REQ_SENT) {
-            if (c.state == State.REP_RECEIVED) {
+        if (c.state != State.REQ_SENT || c.modifying) {
+            if (c.state == State.REP_RECEIVED || c.modifying) {
                 duplicates.inc();
             } else {
                 stale.inc();
@@ -425,10 +478,15 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         c.peerInitiatorDepth = m.initiatorDepth;
         c.inboundReadLimit = Math.min(c.inboundReadLimit, m.initiatorDepth);
         c.outboundReadLimit = Math.min(c.outboundReadLimit, m.responderResources);
+        c.peerRnrRetry = m.rnrRetryCount;
         c.takePrivateData(m);
-        qpConnect(c, QpState.READY_TO_SEND);
-        c.state = State.REP_RECEIVED;
-        c.events.replied(c);
+        // INIT2RTR and RTR2RTS, posted together; the application hears of the REP once the QP can send.
+        qpTransition(c, () -> commands.readyToReceive(c.qp, c.peerQpn, c.peerMac, c.peerIp, c.peerPsn, (s1, q) -> { })
+                && commands.readyToSend(c.qp, c.localPsn, -1, c.peerRnrRetry,
+                        (status, q) -> afterTransition(c, status, State.REQ_SENT, () -> {
+                            c.state = State.REP_RECEIVED;
+                            c.events.replied(c);
+                        })));
     }
 
     private void onRej(CmMad m) {
@@ -453,11 +511,18 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
             stale.inc();
             return;
         }
+        if (c.modifying) {
+            duplicates.inc();
+            return;
+        }
         c.timer.cancel();
-        qpReadyToSend(c);
-        c.state = State.ESTABLISHED;
-        established.inc();
-        c.events.established(c);
+        // Established once the QP can send (RTR2RTS done), with the retry counts the REQ asked for.
+        qpTransition(c, () -> commands.readyToSend(c.qp, c.localPsn, c.peerRetryCount, c.peerRnrRetry,
+                (status, q) -> afterTransition(c, status, State.REP_SENT, () -> {
+                    c.state = State.ESTABLISHED;
+                    established.inc();
+                    c.events.established(c);
+                })));
     }
 
     private void onDreq(CmMad m, long srcMac, int srcIp) {

@@ -276,8 +276,8 @@ public final class CommandQueue {
 
     /**
      * Connects a QP: INIT2RTR (peer QP number, MAC, IPv4 address, first PSN expected) and RTR2RTS (first PSN
-     * sent), posted together behind one doorbell. The callback comes with the second answer and carries the
-     * first status that was not OK.
+     * sent, the profile's retry counts), posted together behind one doorbell. The callback comes with the
+     * second answer and carries the first status that was not OK.
      */
     public boolean connect(QueuePair qp, int remoteQpn, long peerMac, int peerIp, int sendPsn, int expectedPsn,
             Result<QueuePair> done) {
@@ -285,20 +285,53 @@ public final class CommandQueue {
             cpu.refused();
             return false;
         }
-        byte[] m = new byte[QpContext.SIZE];
-        BigEndian.putI32(m, QpContext.OFF_REMOTE_QPN, remoteQpn & 0xFF_FFFF);
-        Command.putPeerMac(m, 0, peerMac);
-        Command.putPeerIpv4(m, 0, peerIp);
-        QpContext.putExpectedPsn(m, 0, expectedPsn);
-        QpContext.putNextSendPsn(m, 0, sendPsn);
         int[] first = {STATUS_OK};
-        post(OP_INIT2RTR_QP, 0, qp.qpn(), 0, 0, m, (s, o0, o1) -> first[0] = s);
-        post(OP_RTR2RTS_QP, 0, qp.qpn(), 0, 0, Arrays.copyOf(m, m.length), (s, o0, o1) -> {
+        post(OP_INIT2RTR_QP, 0, qp.qpn(), 0, 0, rtrMailbox(remoteQpn, peerMac, peerIp, expectedPsn),
+                (s, o0, o1) -> first[0] = s);
+        post(OP_RTR2RTS_QP, 0, qp.qpn(), 0, 0, rtsMailbox(sendPsn, -1, -1), (s, o0, o1) -> {
             int status = first[0] != STATUS_OK ? first[0] : s;
             done.done(status, status == STATUS_OK ? qp : null);
         });
         ringDoorbell();
         return true;
+    }
+
+    /** INIT2RTR alone: who the peer is and the first PSN expected from it (the passive side of a connection). */
+    public boolean readyToReceive(QueuePair qp, int remoteQpn, long peerMac, int peerIp, int expectedPsn,
+            Result<QueuePair> done) {
+        return submit(OP_INIT2RTR_QP, 0, qp.qpn(), 0, 0, rtrMailbox(remoteQpn, peerMac, peerIp, expectedPsn),
+                (s, o0, o1) -> done.done(s, s == STATUS_OK ? qp : null));
+    }
+
+    /**
+     * RTR2RTS alone: the first PSN sent and the retry counts the connection agreed on ({@code retryCount} for
+     * timeouts, {@code rnrRetry} for RNR NAKs, 7 = forever; -1 for the adapter's default).
+     */
+    public boolean readyToSend(QueuePair qp, int sendPsn, int retryCount, int rnrRetry, Result<QueuePair> done) {
+        return submit(OP_RTR2RTS_QP, 0, qp.qpn(), 0, 0, rtsMailbox(sendPsn, retryCount, rnrRetry),
+                (s, o0, o1) -> done.done(s, s == STATUS_OK ? qp : null));
+    }
+
+    private static byte[] rtrMailbox(int remoteQpn, long peerMac, int peerIp, int expectedPsn) {
+        byte[] m = new byte[QpContext.SIZE];
+        BigEndian.putI32(m, QpContext.OFF_REMOTE_QPN, remoteQpn & 0xFF_FFFF);
+        Command.putPeerMac(m, 0, peerMac);
+        Command.putPeerIpv4(m, 0, peerIp);
+        QpContext.putExpectedPsn(m, 0, expectedPsn);
+        m[QpContext.OFF_RETRY_COUNT] = (byte) QpContext.RETRY_DEFAULT;
+        m[QpContext.OFF_RNR_RETRY] = (byte) QpContext.RETRY_DEFAULT;
+        return m;
+    }
+
+    private static byte[] rtsMailbox(int sendPsn, int retryCount, int rnrRetry) {
+        if (retryCount < -1 || retryCount > 7 || rnrRetry < -1 || rnrRetry > 7) {
+            throw new IllegalArgumentException("retry counts are 0..7 or -1, got " + retryCount + " and " + rnrRetry);
+        }
+        byte[] m = new byte[QpContext.SIZE];
+        QpContext.putNextSendPsn(m, 0, sendPsn);
+        m[QpContext.OFF_RETRY_COUNT] = (byte) (retryCount < 0 ? QpContext.RETRY_DEFAULT : retryCount);
+        m[QpContext.OFF_RNR_RETRY] = (byte) (rnrRetry < 0 ? QpContext.RETRY_DEFAULT : rnrRetry);
+        return m;
     }
 
     /** One QP transition without attributes: {@code opcode} is OP_2ERR_QP, OP_2RST_QP, OP_RST2INIT_QP, ... */

@@ -184,7 +184,7 @@ public final class CompletionQueue {
     }
 
     /** No resize is pending and the ring of the last one has been read to its end. */
-    boolean canResize() {
+    public boolean canResize() {
         return newRing < 0 && consumerIndex >= switchAt;
     }
 

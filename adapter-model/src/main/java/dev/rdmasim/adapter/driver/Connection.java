@@ -90,6 +90,13 @@ public final class Connection {
     /** The peer's response timeout exponent and retries, as its REQ gave them (passive side). */
     int peerResponseTimeout;
     int peerMaxRetries;
+    /** The retry counts the peer asked this side to use (REQ: both; REP: RNR only; -1 = the adapter's). */
+    int peerRetryCount = -1;
+    int peerRnrRetry = -1;
+    /** A firmware command moving the QP is under way: messages that would move it again wait or are duplicates. */
+    boolean modifying;
+    /** The QP was sent to the error state. */
+    boolean qpErrored;
     int retriesLeft;
     long timeoutPs;
     boolean peerDisconnectTold;

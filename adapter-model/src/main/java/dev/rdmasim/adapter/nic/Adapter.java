@@ -616,10 +616,10 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         Qp qp = qp(qpn);
         toReadyToReceive(qp, remoteQpn, peerMac, peerIp, expectedPsn);
         if (target == QpState.READY_TO_SEND) {
-            toReadyToSend(qp, sendPsn);
+            toReadyToSend(qp, sendPsn, -1, -1);
         } else {
             // The send PSN is agreed now (it went out in the REP); the move to ready-to-send comes later.
-            setSendPsn(qp, sendPsn);
+            setSendPsn(qp, sendPsn, -1, -1);
         }
     }
 
@@ -635,18 +635,20 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     }
 
     /** The RTS half: the first PSN this side sends; WQEs posted meanwhile may now be fetched. */
-    private void toReadyToSend(Qp qp, int sendPsn) {
-        setSendPsn(qp, sendPsn);
+    private void toReadyToSend(Qp qp, int sendPsn, int retryCount, int rnrRetry) {
+        setSendPsn(qp, sendPsn, retryCount, rnrRetry);
         qp.state = QpState.READY_TO_SEND;
         queueFetch(qp);
     }
 
-    private void setSendPsn(Qp qp, int sendPsn) {
+    /** The send PSN and the retry counts (-1: the profile's) of a QP about to send. */
+    private void setSendPsn(Qp qp, int sendPsn, int retryCount, int rnrRetry) {
         qp.nextPsn = sendPsn;
         qp.unackedPsn = sendPsn;
         qp.ackedPsn = (sendPsn - 1) & 0xFF_FFFF;
-        qp.retriesLeft = profile.getInt(TRANSPORT_RETRY_COUNT);
-        qp.rnrRetriesLeft = profile.getInt(TRANSPORT_RNR_RETRY_COUNT);
+        qp.retryCount = retryCount >= 0 ? retryCount : profile.getInt(TRANSPORT_RETRY_COUNT);
+        qp.retriesLeft = qp.retryCount;
+        qp.rnrRetriesLeft = rnrRetry >= 0 ? rnrRetry : profile.getInt(TRANSPORT_RNR_RETRY_COUNT);
     }
 
     /** Registers a memory region: key context plus translation table the driver filled. */
@@ -742,7 +744,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             if (next == QpState.READY_TO_RECEIVE) {
                 toReadyToReceive(qp, peer.remoteQpn(), peer.mac(), peer.ip(), peer.expectedPsn());
             } else {
-                toReadyToSend(qp, peer.sendPsn());
+                toReadyToSend(qp, peer.sendPsn(), peer.retryCount(), peer.rnrRetry());
             }
             return Command.STATUS_OK;
         }

@@ -303,8 +303,15 @@ final class CommandUnit extends Module implements DmaCallback {
         QpPeer peer = null;
         if (op == OP_INIT2RTR_QP || op == OP_RTR2RTS_QP) {
             peer = new QpPeer(BigEndian.i32(mailbox, QpContext.OFF_REMOTE_QPN) & 0xFF_FFFF, peerMac(mailbox, 0),
-                    peerIpv4(mailbox, 0), QpContext.nextSendPsn(mailbox, 0), QpContext.expectedPsn(mailbox, 0));
+                    peerIpv4(mailbox, 0), QpContext.nextSendPsn(mailbox, 0), QpContext.expectedPsn(mailbox, 0),
+                    retryField(mailbox[QpContext.OFF_RETRY_COUNT]), retryField(mailbox[QpContext.OFF_RNR_RETRY]));
         }
         return nic.tryModifyQp(qpn, to, peer);
+    }
+
+    /** A 3-bit retry count of a modify mailbox; {@code QpContext.RETRY_DEFAULT} (0xFF) for the profile's. */
+    private static int retryField(byte b) {
+        int v = b & 0xFF;
+        return v == QpContext.RETRY_DEFAULT ? -1 : v & 7;
     }
 }

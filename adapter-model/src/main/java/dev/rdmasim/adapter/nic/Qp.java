@@ -63,6 +63,8 @@ final class Qp {
     int ackedPsn;
     int retriesLeft;
     int rnrRetriesLeft;
+    /** Retries after a timeout or sequence NAK this QP was connected with (restored on progress). */
+    int retryCount;
     boolean inTxQueue;
     Event retransmitTimer;
     /** When the retransmission timer really expires; MAX_VALUE when stopped. */

@@ -2,10 +2,21 @@ package dev.rdmasim.adapter.nic;
 
 /**
  * The connection attributes of the QP transitions: to READY_TO_RECEIVE the peer's QP number, MAC and
- * IPv4 address and the first PSN expected from it; to READY_TO_SEND the first PSN sent (24-bit PSNs).
+ * IPv4 address and the first PSN expected from it; to READY_TO_SEND the first PSN sent (24-bit PSNs) and
+ * the retry counts the connection agreed on ({@code retryCount} for timeouts and sequence NAKs,
+ * {@code rnrRetry} for RNR NAKs, 7 = forever), each -1 for the profile's {@code transport.*} value.
  */
-public record QpPeer(int remoteQpn, long mac, int ip, int sendPsn, int expectedPsn) {
+public record QpPeer(int remoteQpn, long mac, int ip, int sendPsn, int expectedPsn, int retryCount, int rnrRetry) {
+    /** Attributes with the profile's retry counts. */
+    public QpPeer(int remoteQpn, long mac, int ip, int sendPsn, int expectedPsn) {
+        this(remoteQpn, mac, ip, sendPsn, expectedPsn, -1, -1);
+    }
+
     public QpPeer {
+        if (retryCount < -1 || retryCount > 7 || rnrRetry < -1 || rnrRetry > 7) {
+            throw new IllegalArgumentException("retry counts are 3 bits (or -1 for the profile's), got " + retryCount
+                    + " and " + rnrRetry);
+        }
         if (remoteQpn < 0 || remoteQpn > 0xFF_FFFF) {
             throw new IllegalArgumentException("remoteQpn must be a 24-bit QP number, got " + remoteQpn);
         }

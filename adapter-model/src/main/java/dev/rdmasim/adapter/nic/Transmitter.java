@@ -103,7 +103,6 @@ final class Transmitter extends Module implements DmaCallback {
     /** RDMA READs a QP may have outstanding as requester (ORD); 0 = the QP may not issue READs. */
     private final int maxOutboundReads;
     /** Retries a QP gets back after every acknowledgement that makes progress. */
-    private final int retryCount;
     private LinkEndpoint port;
     /** The latest ready time given to a payload read on {@link #channel}. */
     private long readyFloor;
@@ -143,7 +142,6 @@ final class Transmitter extends Module implements DmaCallback {
         rnrTimerPs = nic.profile.getLong(TRANSPORT_RNR_TIMER);
         ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
         maxOutboundReads = nic.profile.getInt(TRANSPORT_MAX_OUTBOUND_READS);
-        retryCount = nic.profile.getInt(TRANSPORT_RETRY_COUNT);
         channel.setRetry(this::onChannelRetry);
         writer.macs(0, nic.mac);
         packets = stats().counter("packets", "packets", "frames put on the wire");
@@ -649,7 +647,7 @@ final class Transmitter extends Module implements DmaCallback {
         }
         if (Psn.diff(psn, qp.unackedPsn) >= 0) {
             qp.unackedPsn = Psn.add(psn, 1);
-            qp.retriesLeft = retryCount;
+            qp.retriesLeft = qp.retryCount;
             progress = true;
         }
         if (progress) {

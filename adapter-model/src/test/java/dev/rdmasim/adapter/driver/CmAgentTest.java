@@ -4,6 +4,7 @@ import static dev.rdmasim.adapter.driver.StatsProbe.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rdmasim.adapter.config.Parameters;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.driver.Connection.Outcome;
 import dev.rdmasim.adapter.driver.Connection.State;
@@ -170,8 +171,10 @@ class CmAgentTest {
         assertThat(counter(sim, "hostA.cm.rtuSent")).isEqualTo(1);
         assertThat(counter(sim, "hostB.cm.rtuReceived")).isEqualTo(1);
         assertThat(counter(sim, "hostA.cm.retransmits") + counter(sim, "hostB.cm.retransmits")).isZero();
-        // The whole exchange is a few microseconds: two PCIe round trips and a link crossing per MAD.
-        assertThat(s.logA.times.get(0)).isBetween(1_000_000L, 30_000_000L);
+        // The REP reaches A after B's INIT2RTR command, and A hears of it after its own INIT2RTR and RTR2RTS: three
+        // firmware commands, plus a few microseconds of PCIe round trips and link crossings per MAD and command.
+        long fw = s.p.a().driver().adapter().profile().getLong(Parameters.NIC_FIRMWARE_COMMAND_LATENCY);
+        assertThat(s.logA.times.get(0)).isBetween(3 * fw, 3 * fw + 30_000_000L);
     }
 
     @Test
@@ -229,8 +232,9 @@ class CmAgentTest {
         assertThat(s.p.link().aToB().framesDropped()).isEqualTo(1);
         assertThat(counter(s.sim, "hostA.cm.reqSent")).isEqualTo(2);
         assertThat(counter(s.sim, "hostA.cm.retransmits")).isEqualTo(1);
-        // The REP came after the retransmission, one timeout after the first try.
-        assertThat(s.logA.times.get(0)).isBetween(T, T + 30_000_000L);
+        // The REP came after the retransmission, one timeout after the first try (and three firmware commands).
+        long fw = s.p.a().driver().adapter().profile().getLong(Parameters.NIC_FIRMWARE_COMMAND_LATENCY);
+        assertThat(s.logA.times.get(0)).isBetween(T + 3 * fw, T + 3 * fw + 30_000_000L);
     }
 
     @Test
@@ -263,13 +267,14 @@ class CmAgentTest {
         assertThat(s.logB.events).containsExactly("established");
         assertThat(s.passive).hasSize(1); // the repeated REQ is recognised, not a second request
         assertThat(counter(s.sim, "hostB.cm.duplicates")).isEqualTo(1);
-        // B answers the repeated REQ with its REP and, its own timer running out at about the same instant, sends
-        // it once more; A, established by then, takes that one as a sign its RTU was lost and repeats the RTU.
+        // B answers the repeated REQ with its REP and, its own timer running out one firmware command later (it
+        // was armed when the first REP left, after INIT2RTR), sends it once more. That copy reaches A while A's
+        // QP is still being moved to RTS, so A counts it as a duplicate and sends a single RTU.
         assertThat(counter(s.sim, "hostB.cm.repSent")).isEqualTo(3);
         assertThat(counter(s.sim, "hostB.cm.retransmits")).isEqualTo(1);
         assertThat(counter(s.sim, "hostA.cm.duplicates")).isEqualTo(1);
-        assertThat(counter(s.sim, "hostA.cm.rtuSent")).isEqualTo(2);
-        assertThat(counter(s.sim, "hostB.cm.stale")).isEqualTo(1); // the second RTU finds B established
+        assertThat(counter(s.sim, "hostA.cm.rtuSent")).isEqualTo(1);
+        assertThat(counter(s.sim, "hostB.cm.stale")).isZero();
     }
 
     @ParameterizedTest
