@@ -3,10 +3,12 @@ package dev.rdmasim.ndk;
 import static dev.rdmasim.ndk.NtStatus.*;
 
 import dev.rdmasim.adapter.config.Parameters;
+import dev.rdmasim.adapter.driver.CmAgent;
 import dev.rdmasim.adapter.driver.HostDriver;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayDeque;
+import org.eclipse.collections.impl.set.mutable.primitive.IntHashSet;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
 /**
@@ -24,6 +26,9 @@ public final class NdkAdapter extends NdkObject {
     final int deferLimit;
     /** QPs by number, for completions. */
     final IntObjectHashMap<NdkQp> qps = new IntObjectHashMap<>();
+    /** Ports with a listener. */
+    final IntHashSet listeningPorts = new IntHashSet();
+    private final CmAgent cm;
     private final ArrayDeque<Runnable> callbacks = new ArrayDeque<>();
     private final Event callbackEvent;
 
@@ -32,6 +37,10 @@ public final class NdkAdapter extends NdkObject {
         this.driver = driver;
         this.info = new NdkAdapterInfo(driver.adapter().profile());
         this.firmware = new Firmware(driver);
+        // The connection manager asks peers for a finite RNR retry count, so a SEND to a peer with no receive
+        // posted fails with STATUS_IO_TIMEOUT instead of waiting forever.
+        this.cm = driver.hasConnectionManager() ? driver.cm() : driver.cm(CmAgent.Config.defaults()
+                .withRnrRetryCount(driver.adapter().profile().getInt(Parameters.HOST_CM_RNR_RETRY_COUNT)));
         this.deferLimit = driver.adapter().profile().getInt(Parameters.HOST_DEFER_LIMIT);
         this.callbackEvent = driver.sim().event(driver.fullName() + ".ndk.callbacks", this::runCallbacks);
     }
@@ -92,6 +101,29 @@ public final class NdkAdapter extends NdkObject {
             createCompletion.createCompletion(requestContext, status, status == STATUS_SUCCESS ? cq : null);
         });
         return STATUS_PENDING;
+    }
+
+    /** {@code NdkCreateConnector}: a connector for {@link NdkConnector#connect}; no hardware work, {@code STATUS_SUCCESS}. */
+    public int createConnector(NdkCallbacks.CreateCompletion createCompletion, Object requestContext,
+            Out<NdkConnector> ppNdkConnector) {
+        checkUsable();
+        ppNdkConnector.value = new NdkConnector(this);
+        return STATUS_SUCCESS;
+    }
+
+    /**
+     * {@code NdkCreateListener}: a listener whose requests come to {@code connectEvent}; no hardware work,
+     * {@code STATUS_SUCCESS}.
+     */
+    public int createListener(NdkCallbacks.ConnectEvent connectEvent, Object connectEventContext,
+            NdkCallbacks.CreateCompletion createCompletion, Object requestContext, Out<NdkListener> ppNdkListener) {
+        checkUsable();
+        ppNdkListener.value = new NdkListener(this, connectEvent, connectEventContext);
+        return STATUS_SUCCESS;
+    }
+
+    CmAgent cm() {
+        return cm;
     }
 
     /** {@code NdkCreatePd}: a protection domain, allocated by a firmware command ({@code STATUS_PENDING}). */

@@ -35,4 +35,16 @@ public final class NdkCallbacks {
         /** {@code cqStatus}: success, {@code STATUS_BUFFER_OVERFLOW} (overrun) or {@code STATUS_INTERNAL_ERROR}. */
         void cqNotification(Object cqNotificationContext, int cqStatus);
     }
+
+    /** {@code NDK_FN_CONNECT_EVENT_CALLBACK}: a connection request arrived at a listener, as a new connector. */
+    @FunctionalInterface
+    public interface ConnectEvent {
+        void connectEvent(Object connectEventContext, NdkConnector connector);
+    }
+
+    /** {@code NDK_FN_DISCONNECT_EVENT_CALLBACK}: the peer disconnected; called once per connection. */
+    @FunctionalInterface
+    public interface DisconnectEvent {
+        void disconnectEvent(Object disconnectEventContext);
+    }
 }

@@ -31,6 +31,8 @@ public final class NdkQp extends NdkObject {
     QueuePair hw;
     private boolean connected;
     private boolean inError;
+    /** A connector uses it (connecting, connected or disconnected): it cannot join another connection. */
+    boolean inConnection;
 
     // Request contexts in posting order, indexed by request number modulo a power of two >= depth.
     private final Object[] initiatorContexts;
@@ -242,6 +244,11 @@ public final class NdkQp extends NdkObject {
     /** The connection is established (both QPs ready to send). */
     void connectedNow() {
         connected = true;
+    }
+
+    /** The connection was disconnected (by either side): the connection manager has sent the QP to error. */
+    void disconnected() {
+        inError = true;
     }
 
     private static long totalLength(NdkSge[] sgl, int n) {

@@ -45,7 +45,7 @@ class NdkConformanceTest {
             bufB = bed.hostB.allocate(1 << 16);
             mrA = bed.mr(bed.a, pdA, bufA, 1 << 16, ALL_MR);
             mrB = bed.mr(bed.b, pdB, bufB, 1 << 16, mrFlagsB);
-            NdkTestBed.connect(qpA, qpB);
+            bed.connect(qpA, qpB);
         }
 
         Pair() {

@@ -34,7 +34,7 @@ class NdkDataPathTest {
         int all = NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ | NDK_MR_FLAG_ALLOW_REMOTE_WRITE;
         mrA = bed.mr(bed.a, pdA, bufA, 1 << 16, all);
         mrB = bed.mr(bed.b, pdB, bufB, 1 << 16, all);
-        NdkTestBed.connect(qpA, qpB);
+        bed.connect(qpA, qpB);
     }
 
     private static byte[] pattern(int n, int seed) {

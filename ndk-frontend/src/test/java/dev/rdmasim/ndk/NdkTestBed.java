@@ -39,6 +39,9 @@ final class NdkTestBed {
         link = HostPair.cable(sim, "wire", profile);
         hostA.attach(link.a());
         hostB.attach(link.b());
+        // Each host has resolved the other's address (the ARP entry the connection manager needs).
+        hostA.addNeighbour(hostB.ip(), hostB.mac());
+        hostB.addNeighbour(hostA.ip(), hostA.mac());
         a = NdkAdapter.open(hostA);
         b = NdkAdapter.open(hostB);
     }
@@ -105,14 +108,40 @@ final class NdkTestBed {
         return out.value;
     }
 
+    /** Port B listens on in {@link #connect}. */
+    static final int PORT = 7471;
+
     /**
-     * Connects two QPs the way the connection manager does at its end (both ready to send); for tests
-     * of the data path that do not exercise connectors.
+     * Connects {@code x} (on adapter a) to {@code y} (on adapter b) as an NDK program does: B listens and
+     * accepts on {@code y}, A connects {@code x} and completes; runs until both sides are connected.
+     * Returns the two connectors (A's, B's).
      */
-    static void connect(NdkQp x, NdkQp y) {
-        x.hw.connect(y.hw);
-        x.connectedNow();
-        y.connectedNow();
+    NdkConnector[] connect(NdkQp x, NdkQp y) {
+        NdkConnector[] ends = new NdkConnector[2];
+        int[] accepted = {-1};
+        int[] connected = {-1};
+        int[] completed = {-1};
+        Out<NdkListener> l = new Out<>();
+        assertThat(b.createListener((ctx, conn) -> {
+            ends[1] = conn;
+            assertThat(conn.accept(y, 8, 8, null, 0, null, null, (c, s) -> accepted[0] = s, null)).isEqualTo(STATUS_PENDING);
+        }, null, null, null, l)).isEqualTo(STATUS_SUCCESS);
+        assertThat(l.value.listen(new NdkAddress(0, PORT), null, null)).isEqualTo(STATUS_SUCCESS);
+        Out<NdkConnector> c = new Out<>();
+        assertThat(a.createConnector(null, null, c)).isEqualTo(STATUS_SUCCESS);
+        ends[0] = c.value;
+        assertThat(c.value.connect(x, new NdkAddress(0, 0), new NdkAddress(hostB.ip(), PORT), 8, 8, null, 0,
+                (ctx, s) -> connected[0] = s, null)).isEqualTo(STATUS_PENDING);
+        runUntil(() -> connected[0] != -1);
+        assertThat(connected[0]).as(NtStatus.name(connected[0])).isEqualTo(STATUS_SUCCESS);
+        assertThat(c.value.completeConnect(null, null, (ctx, s) -> completed[0] = s, null)).isEqualTo(STATUS_PENDING);
+        runUntil(() -> completed[0] != -1 && accepted[0] != -1);
+        assertThat(completed[0]).isEqualTo(STATUS_SUCCESS);
+        assertThat(accepted[0]).isEqualTo(STATUS_SUCCESS);
+        assertThat(x.isConnected()).isTrue();
+        assertThat(y.isConnected()).isTrue();
+        assertThat(l.value.close(null, null)).isEqualTo(STATUS_SUCCESS);
+        return ends;
     }
 
     /** The value of counter {@code name} in the statistics of {@code module}'s own group. */

@@ -212,6 +212,11 @@ public final class Parameters {
                     + "anyway (one doorbell for the batch)")
             .src(MODEL + ": a provider choice; the flag is a hint"));
 
+    public static final Parameter<Long> HOST_CM_RNR_RETRY_COUNT = add(integer("host.cmRnrRetryCount", "6").range("0", "7")
+            .doc("RNR retries the host's connection manager asks its peer to make before failing a SEND that finds "
+                    + "no receive posted (sent in the REQ and REP; 7 = retry forever)")
+            .src(MODEL + ": NetworkDirect consumers expect such a SEND to fail with IO_TIMEOUT; librdmacm asks 7"));
+
     // ---- NDK_ADAPTER_INFO, in header order ----
     public static final Parameter<Long> NDK_VENDOR_ID = add(hex("ndk.vendorId", "0x2C9").range("0", "0xFFFFFFFF")
             .doc("VendorId: the vendor's IEEE OUI").src(NDK + "; Mellanox OUI 00-02-C9"));

@@ -337,6 +337,11 @@ public final class HostDriver extends Module {
         return neighbours.getIfAbsent(ip, -1);
     }
 
+    /** Whether this host's connection manager has been set up. */
+    public boolean hasConnectionManager() {
+        return cm != null;
+    }
+
     /** This host's connection manager (QP1 and the CM protocol), set up on the first call. */
     public CmAgent cm() {
         if (cm == null) {
