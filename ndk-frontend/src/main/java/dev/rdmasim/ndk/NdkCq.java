@@ -26,7 +26,7 @@ import dev.rdmasim.kernel.InvariantViolation;
 public final class NdkCq extends NdkObject {
     private static final int NOT_ARMED = -1;
 
-    private final long depth;
+    private long depth;
     private final NdkCallbacks.CqNotification notification;
     private final Object notificationContext;
     CompletionQueue hw;
@@ -108,6 +108,57 @@ public final class NdkCq extends NdkObject {
             got++;
         }
         return got;
+    }
+
+    /**
+     * {@code NdkResizeCq}: gives the CQ room for {@code cqDepth} completions (a new ring; the adapter moves
+     * to it, and entries already in the old ring are still returned first, in order). Returns
+     * {@code STATUS_PENDING} and reports through {@code requestCompletion};
+     * {@code STATUS_NOT_SUPPORTED} without {@code NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED},
+     * {@code STATUS_INVALID_PARAMETER} for a depth of 0 or above {@code MaxCqDepth},
+     * {@code STATUS_DEVICE_BUSY} while an earlier resize still drains its old ring.
+     */
+    public int resizeCq(long cqDepth, NdkCallbacks.RequestCompletion requestCompletion, Object requestContext) {
+        checkUsable();
+        if (!adapter.info().has(NdkConstants.NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED)) {
+            return STATUS_NOT_SUPPORTED;
+        }
+        if (cqDepth < 1 || cqDepth > adapter.info().maxCqDepth) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        if (!hw.canResize()) {
+            return STATUS_DEVICE_BUSY;
+        }
+        requestStarted();
+        adapter.firmware.resizeCq(hw, logSizeFor(cqDepth), (status, cq) -> {
+            if (status == STATUS_SUCCESS) {
+                depth = cqDepth;
+            }
+            requestDone();
+            requestCompletion.requestCompletion(requestContext, status);
+        });
+        return STATUS_PENDING;
+    }
+
+    /**
+     * {@code NdkControlCqInterruptModeration}: a notification waits for {@code moderationCount} completions
+     * or {@code moderationInterval} microseconds after the first, whichever comes first (the adapter's
+     * interrupt moderation, set by a firmware command). Returns {@code STATUS_SUCCESS}, or
+     * {@code STATUS_NOT_SUPPORTED} without {@code NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED}.
+     */
+    public int controlCqInterruptModeration(long moderationInterval, long moderationCount) {
+        checkUsable();
+        if (!adapter.info().has(NdkConstants.NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED)) {
+            return STATUS_NOT_SUPPORTED;
+        }
+        if (moderationInterval < 0 || moderationCount < 0 || moderationInterval > 0xFFFF_FFFFL
+                || moderationCount > 0xFFFF_FFFFL) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        requestStarted();
+        adapter.firmware.moderateCq(hw, (int) Math.max(1, Math.min(moderationCount, Integer.MAX_VALUE)),
+                moderationInterval * 1_000_000L, (status, cq) -> requestDone());
+        return STATUS_SUCCESS;
     }
 
     /**

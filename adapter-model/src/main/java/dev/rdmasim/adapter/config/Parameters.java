@@ -266,10 +266,10 @@ public final class Parameters {
             .src(IBTA + ": 92 B CM REQ private data minus 36 B RDMA CM IP header"));
     public static final Parameter<Long> NDK_MAX_CALLEE_DATA = add(bytes("ndk.maxCalleeData", "196B").range("0B", "4GiB")
             .doc("MaxCalleeData: private data bytes in an accept").src(IBTA + ": 196 B CM REP private data"));
-    public static final Parameter<Long> NDK_ADAPTER_FLAGS = add(hex("ndk.adapterFlags", "0x5").range("0", "0xFFFFFFFF")
+    public static final Parameter<Long> NDK_ADAPTER_FLAGS = add(hex("ndk.adapterFlags", "0x105").range("0", "0xFFFFFFFF")
             .doc("AdapterFlags: IN_ORDER_DMA 0x1, READ_SINK_NOT_REQUIRED 0x2, CQ_INTERRUPT_MODERATION 0x4, "
                     + "MULTI_ENGINE 0x8, READ_LOCAL_INVALIDATE 0x10, CQ_RESIZE 0x100, LOOPBACK_CONNECTIONS 0x10000")
-            .src(NDK + "; in-order placement and CQ moderation are what the model does"));
+            .src(NDK + "; in-order placement, CQ moderation and CQ resize are what the model does"));
     public static final Parameter<Long> NDK_RDMA_TECHNOLOGY = add(integer("ndk.rdmaTechnology", "4").range("0", "4")
             .doc("RdmaTechnology: 0 undefined, 1 iWARP, 2 InfiniBand, 3 RoCE, 4 RoCEv2").src(NDK + "; the model speaks RoCEv2"));
 

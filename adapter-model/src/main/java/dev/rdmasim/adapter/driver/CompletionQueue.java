@@ -66,33 +66,45 @@ public final class CompletionQueue {
     }
 
     /**
-     * The next CQE if software owns it, else null. The returned view is reused by the next poll.
+     * The next CQE if software owns it, else null. The returned view is reused by the next poll. CQEs of a
+     * QP destroyed since are consumed and skipped, as a driver drops them.
      */
     public Completion poll() {
-        cpu.charge(pollPs);
-        boolean old = consumerIndex < switchAt;
-        int log = old ? oldLogSize : logSize;
-        long addr = (old ? oldRing : ring) + Cqe.entryOffset(consumerIndex, log);
-        // Check the ownership byte first, as a CPU reads op_own before the rest of the entry.
-        int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;
-        if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(consumerIndex, log)) {
-            driver.emptyPolls.inc();
-            return null;
+        while (true) {
+            cpu.charge(pollPs);
+            boolean old = consumerIndex < switchAt;
+            int log = old ? oldLogSize : logSize;
+            long addr = (old ? oldRing : ring) + Cqe.entryOffset(consumerIndex, log);
+            // Check the ownership byte first, as a CPU reads op_own before the rest of the entry.
+            int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;
+            if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(consumerIndex, log)) {
+                driver.emptyPolls.inc();
+                return null;
+            }
+            memory.read(addr, entry, 0, Cqe.SIZE);
+            view.parse(entry, 0);
+            consumerIndex++;
+            memory.putIntBE(dbRecord + Doorbells.OFF_CQ_SET_CI, (int) (consumerIndex & 0xFF_FFFF));
+            if (view.isRequester()) {
+                SendQueue sq = driver.sendQueueOrNull(view.qpn);
+                if (sq == null) {
+                    driver.orphanCqes.inc(); // its QP was destroyed after the CQE was written
+                    continue;
+                }
+                view.wrId = sq.retire(view.wqeCounter);
+                view.retired = sq.lastRetired();
+            } else {
+                ReceiveQueue rq = driver.receiveQueueOrNull(view.qpn);
+                if (rq == null) {
+                    driver.orphanCqes.inc();
+                    continue;
+                }
+                view.wrId = rq.retire(view.wqeCounter);
+                view.retired = 1;
+            }
+            driver.cqesPolled.inc();
+            return view;
         }
-        memory.read(addr, entry, 0, Cqe.SIZE);
-        view.parse(entry, 0);
-        consumerIndex++;
-        memory.putIntBE(dbRecord + Doorbells.OFF_CQ_SET_CI, (int) (consumerIndex & 0xFF_FFFF));
-        if (view.isRequester()) {
-            SendQueue sq = driver.sendQueue(view.qpn);
-            view.wrId = sq.retire(view.wqeCounter);
-            view.retired = sq.lastRetired();
-        } else {
-            view.wrId = driver.receiveQueue(view.qpn).retire(view.wqeCounter);
-            view.retired = 1;
-        }
-        driver.cqesPolled.inc();
-        return view;
     }
 
     /**

@@ -87,6 +87,7 @@ public final class HostDriver extends Module {
     final Counter emptyPolls;
     final Counter arms;
     final Counter eqesPolled;
+    final Counter orphanCqes;
     final Histogram doorbellBatch;
     private final Counter interrupts;
     private final Counter events;
@@ -124,6 +125,7 @@ public final class HostDriver extends Module {
         cqesPolled = stats().counter("cqesPolled", "CQEs", "CQEs taken from completion queues");
         emptyPolls = stats().counter("emptyPolls", "polls", "CQ polls that found no CQE");
         arms = stats().counter("arms", "arms", "CQ arm doorbells written");
+        orphanCqes = stats().counter("orphanCqes", "CQEs", "CQEs of QPs destroyed before they were polled, skipped");
         eqesPolled = stats().counter("eqesPolled", "EQEs", "event queue entries taken");
         interrupts = stats().counter("interrupts", "interrupts", "MSI-X interrupts received");
         events = stats().counter("events", "events", "completion events delivered to CQ handlers");
@@ -364,26 +366,23 @@ public final class HostDriver extends Module {
         this.interruptListener = listener;
     }
 
-    SendQueue sendQueue(int qpn) {
+    /** The send queue of QP {@code qpn}, or null once the QP is destroyed. */
+    SendQueue sendQueueOrNull(int qpn) {
         // CQEs of one QP come in runs: remember the last one found before asking the map.
         SendQueue last = lastSq;
         if (last != null && last.qpn() == qpn) {
             return last;
         }
         SendQueue sq = sqs.get(qpn);
-        if (sq == null) {
-            throw new InvariantViolation(fullName() + ": CQE for unknown QP " + qpn);
+        if (sq != null) {
+            lastSq = sq;
         }
-        lastSq = sq;
         return sq;
     }
 
-    ReceiveQueue receiveQueue(int qpn) {
-        ReceiveQueue rq = rqs.get(qpn);
-        if (rq == null) {
-            throw new InvariantViolation(fullName() + ": CQE for unknown QP " + qpn);
-        }
-        return rq;
+    /** The receive queue of QP {@code qpn}, or null once the QP is destroyed. */
+    ReceiveQueue receiveQueueOrNull(int qpn) {
+        return rqs.get(qpn);
     }
 
     private void onInterrupt(int vector, int data) {
