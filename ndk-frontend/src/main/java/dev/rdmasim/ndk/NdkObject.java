@@ -116,17 +116,16 @@ public abstract class NdkObject {
             throw new InvariantViolation(describe() + ": torn down twice");
         }
         closed = true;
+        // Inside close() itself the call returns SUCCESS and calls nothing; later, the completion reports it,
+        // before those of the antecedents this close releases.
+        if (closeReturned && closeCompletion != null) {
+            NdkCallbacks.CloseCompletion cb = closeCompletion;
+            Object ctx = closeContext;
+            adapter.callback(() -> cb.closeCompletion(ctx));
+        }
         for (NdkObject a : antecedents) {
             a.openSuccessors--;
             a.progressClose();
-        }
-        // Inside close() itself the call returns SUCCESS and calls nothing; later, the completion reports it.
-        if (closeReturned) {
-            NdkCallbacks.CloseCompletion cb = closeCompletion;
-            Object ctx = closeContext;
-            if (cb != null) {
-                adapter.callback(() -> cb.closeCompletion(ctx));
-            }
         }
     }
 

@@ -284,13 +284,18 @@ class NdkConformanceTest {
 
         @Test
         void aSendWithNoReceivePostedTimesOutAtTheSender() {
-            Pair p = new Pair(Profile.defaults().with("transport.rnrRetryCount", "2"), ALL_MR);
+            Pair p = new Pair();
             assertThat(p.qpA.send("lonely", p.a(0, 64), 1, 0)).isEqualTo(STATUS_SUCCESS);
             NdkResultEx r = p.bed.take(p.cqA, 1).get(0);
             assertThat(r.status).isEqualTo(STATUS_IO_TIMEOUT);
-            // Three RNR waits (the first try and two retries) at least.
-            assertThat(p.bed.sim.now()).isGreaterThan(2 * p.bed.profile.getLong(
-                    dev.rdmasim.adapter.config.Parameters.TRANSPORT_RNR_TIMER));
+            // The connection manager asked for host.cmRnrRetryCount RNR retries: the first try and that many
+            // more, each after an RNR wait.
+            var profile = p.bed.profile;
+            long retries = profile.getLong(dev.rdmasim.adapter.config.Parameters.HOST_CM_RNR_RETRY_COUNT);
+            long wait = profile.getLong(dev.rdmasim.adapter.config.Parameters.TRANSPORT_RNR_TIMER);
+            assertThat(p.bed.sim.now()).isGreaterThan(retries * wait);
+            assertThat(NdkTestBed.counter(p.bed.hostB.adapter().children().stream()
+                    .filter(m -> m.name().equals("rx")).findFirst().orElseThrow(), "rnrNaks")).isEqualTo(retries + 1);
         }
     }
 }
