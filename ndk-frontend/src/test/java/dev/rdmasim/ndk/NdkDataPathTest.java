@@ -7,8 +7,12 @@ import static dev.rdmasim.ndk.NtStatus.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.adapter.config.Parameters;
+import dev.rdmasim.adapter.config.Profile;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Sends, receives, writes, reads and flushes through the NDK calls, with bytes checked where they land. */
 class NdkDataPathTest {
@@ -179,5 +183,77 @@ class NdkDataPathTest {
         long doorbells = NdkTestBed.counter(bed.hostA, "doorbells")
                 + NdkTestBed.counter(bed.hostA, "blueflameWqes") - doorbellsBefore;
         assertThat(doorbells).isEqualTo(1);
+    }
+
+    /** When the fenced (or unfenced) WRITE's bytes appear at B, after a 32 KiB READ from B; the READ's bytes too. */
+    private long[] readThenWrite(boolean fence) {
+        NdkDataPathTest t = new NdkDataPathTest();
+        t.setUp(0);
+        HostMemory memB = NdkTestBed.memory(t.bed.b);
+        byte[] old = pattern(32768, 11);
+        memB.write(t.bufB, old, 0, old.length);
+        byte[] fresh = pattern(64, 5);
+        NdkTestBed.memory(t.bed.a).write(t.bufA + 40000, fresh, 0, 64);
+        int token = t.mrB.getRemoteToken();
+        // READ B's 32 KiB, then overwrite its last 64 bytes with a WRITE.
+        assertThat(t.qpA.read("r", t.sge(t.bufA, 32768, t.mrA), 1, t.bufB, token, 0)).isEqualTo(STATUS_SUCCESS);
+        assertThat(t.qpA.write("w", t.sge(t.bufA + 40000, 64, t.mrA), 1, t.bufB + 32768 - 64, token,
+                fence ? NDK_OP_FLAG_READ_FENCE : 0)).isEqualTo(STATUS_SUCCESS);
+        long placed = -1;
+        while (t.bed.sim.step()) {
+            if (placed < 0 && memB.equalsRange(t.bufB + 32768 - 64, fresh, 0, 64)) {
+                placed = t.bed.sim.now();
+            }
+        }
+        assertThat(t.bed.take(t.cqA, 2)).extracting(r -> r.requestContext).containsExactly("r", "w");
+        boolean readSawOld = NdkTestBed.memory(t.bed.a).equalsRange(t.bufA, old, 0, 32768);
+        return new long[] {placed, readSawOld ? 1 : 0};
+    }
+
+    @Test
+    void readFenceHoldsALaterWriteUntilTheEarlierReadCompleted() {
+        long[] plain = readThenWrite(false);
+        long[] fenced = readThenWrite(true);
+        // Fenced, the WRITE starts only after the READ's 32 KiB came back: at least their time on the wire later.
+        long readOnWirePs = 32768L * 8 * 1_000_000_000_000L / Profile.defaults().getLong(Parameters.LINK_RATE);
+        assertThat(fenced[0] - plain[0]).isGreaterThan(readOnWirePs);
+        assertThat(fenced[1]).as("the fenced WRITE cannot change what the READ returns").isEqualTo(1);
+    }
+
+    @Test
+    void aSmallInlineRequestGoesWholeThroughBlueFlame() {
+        setUp(200);
+        long bfBefore = NdkTestBed.counter(bed.hostA, "blueflameWqes");
+        assertThat(qpA.write("w", sge(bufA, 100, mrA), 1, bufB, mrB.getRemoteToken(), NDK_OP_FLAG_INLINE))
+                .isEqualTo(STATUS_SUCCESS);
+        assertThat(bed.take(cqA, 1).get(0).status).isEqualTo(STATUS_SUCCESS);
+        assertThat(NdkTestBed.counter(bed.hostA, "blueflameWqes") - bfBefore).isEqualTo(1);
+    }
+
+    @Test
+    void theDriversCpuTimeIsPartOfTheLatency() {
+        long[] done = new long[2];
+        for (int k = 0; k < 2; k++) {
+            NdkTestBed t = new NdkTestBed(Profile.defaults().with("host.wqeBuildTime", k == 0 ? "25ns" : "1025ns"));
+            NdkCq cq1 = t.cq(t.a, 8);
+            NdkCq cq2 = t.cq(t.b, 8);
+            NdkPd p1 = t.pd(t.a);
+            NdkPd p2 = t.pd(t.b);
+            NdkQp q1 = t.qp(p1, cq1, cq1, null, 4, 4, 1, 1, 0);
+            NdkQp q2 = t.qp(p2, cq2, cq2, null, 4, 4, 1, 1, 0);
+            long b1 = t.hostA.allocate(4096);
+            long b2 = t.hostB.allocate(4096);
+            NdkMr m1 = t.mr(t.a, p1, b1, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+            NdkMr m2 = t.mr(t.b, p2, b2, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+            t.connect(q1, q2);
+            t.sim.run();
+            long start = t.sim.now();
+            assertThat(q1.write(null, new NdkSge[] {new NdkSge(b1, 64, m1.getLocalToken())}, 1, b2,
+                    m2.getRemoteToken(), 0)).isEqualTo(STATUS_SUCCESS);
+            t.take(cq1, 1);
+            done[k] = t.sim.now() - start;
+        }
+        // One WQE build more expensive by 1 us: the completion comes 1 us later.
+        assertThat(done[1] - done[0]).isEqualTo(1_000_000L);
     }
 }

@@ -112,6 +112,7 @@ final class Transmitter extends Module implements DmaCallback {
     private final Counter acks;
     private final Counter naks;
     private final Counter retransmits;
+    private final Counter fenceWaits;
     private final Counter timeouts;
     private final TimeAverage slotsInUse;
     private final dev.rdmasim.kernel.wave.Signal slotsSignal;
@@ -149,6 +150,8 @@ final class Transmitter extends Module implements DmaCallback {
         acks = stats().counter("acks", "packets", "ACKs sent");
         naks = stats().counter("naks", "packets", "NAKs sent");
         retransmits = stats().counter("rewinds", "events", "go-back-N rewinds (sequence NAK, RNR NAK or timeout)");
+        fenceWaits = stats().counter("fenceWaits", "events",
+                "times a READ_FENCE request was held back for an earlier READ still completing");
         timeouts = stats().counter("timeouts", "events", "retransmission timer expiries");
         slotsInUse = stats().timeAverage("slotsInUse", "slots", "transmit buffer slots in use");
         slotsSignal = signal("slotsInUse", 16);
@@ -282,6 +285,10 @@ final class Transmitter extends Module implements DmaCallback {
         if (Psn.diff(psn, qp.unackedPsn) >= maxUnacked) {
             return 0; // Window full; an ACK requeues the QP.
         }
+        if (k == 0 && w.fence && readsUnfinished(qp)) {
+            fenceWaits.inc();
+            return 0; // Fenced: it starts once the earlier READs are complete, whose completion requeues the QP.
+        }
         boolean read = w.opcode == WqeOpcode.RDMA_READ;
         if (read && k == 0) {
             if (maxOutboundReads == 0) {
@@ -330,6 +337,17 @@ final class Transmitter extends Module implements DmaCallback {
         }
         commitSlot(s);
         return qp.wrSent < qp.wrCount ? 1 : 0;
+    }
+
+    /** Whether a READ handed to the wire before the next request is not complete (responses or their writes). */
+    private static boolean readsUnfinished(Qp qp) {
+        for (int i = 0; i < qp.wrSent; i++) {
+            Wr w = qp.wr(i);
+            if (w.opcode == WqeOpcode.RDMA_READ && (w.responses < w.packets || w.pendingWrites > 0)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** READs of the QP handed to the wire whose responses have not all arrived. */
