@@ -16,51 +16,6 @@ import org.junit.jupiter.api.Test;
  * negative case users know from the NetworkDirect test suite.
  */
 class NdkConformanceTest {
-    private static final int ALL_MR = NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ
-            | NDK_MR_FLAG_ALLOW_REMOTE_WRITE;
-
-    /** Two connected QPs with registered 64 KiB buffers, for the data-path cases. */
-    static final class Pair {
-        final NdkTestBed bed;
-        final NdkCq cqA;
-        final NdkCq cqB;
-        final NdkQp qpA;
-        final NdkQp qpB;
-        final NdkPd pdA;
-        final NdkPd pdB;
-        final NdkMr mrA;
-        final NdkMr mrB;
-        final long bufA;
-        final long bufB;
-
-        Pair(Profile profile, int mrFlagsB) {
-            bed = new NdkTestBed(profile);
-            cqA = bed.cq(bed.a, 64);
-            cqB = bed.cq(bed.b, 64);
-            pdA = bed.pd(bed.a);
-            pdB = bed.pd(bed.b);
-            qpA = bed.qp(pdA, cqA, cqA, "qpA", 16, 16, 2, 2, 64);
-            qpB = bed.qp(pdB, cqB, cqB, "qpB", 16, 16, 2, 2, 64);
-            bufA = bed.hostA.allocate(1 << 16);
-            bufB = bed.hostB.allocate(1 << 16);
-            mrA = bed.mr(bed.a, pdA, bufA, 1 << 16, ALL_MR);
-            mrB = bed.mr(bed.b, pdB, bufB, 1 << 16, mrFlagsB);
-            bed.connect(qpA, qpB);
-        }
-
-        Pair() {
-            this(Profile.defaults(), ALL_MR);
-        }
-
-        NdkSge[] a(long offset, long length) {
-            return new NdkSge[] {new NdkSge(bufA + offset, length, mrA.getLocalToken())};
-        }
-
-        NdkSge[] b(long offset, long length) {
-            return new NdkSge[] {new NdkSge(bufB + offset, length, mrB.getLocalToken())};
-        }
-    }
-
     @Nested
     class AdapterInfo {
         @Test
@@ -148,7 +103,7 @@ class NdkConformanceTest {
 
         @Test
         void flagsAreCheckedPerCall() {
-            Pair p = new Pair();
+            NdkPair p = new NdkPair(64);
             assertThat(p.qpA.write("w", p.a(0, 8), 1, p.bufB, p.mrB.getRemoteToken(), NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT))
                     .isEqualTo(STATUS_INVALID_PARAMETER_4);
             assertThat(p.qpA.read("r", p.a(0, 8), 1, p.bufB, p.mrB.getRemoteToken(), NDK_OP_FLAG_INLINE))
@@ -163,7 +118,7 @@ class NdkConformanceTest {
 
         @Test
         void sgeCountAndInlineSizeAreEnforcedWithoutACompletion() {
-            Pair p = new Pair();
+            NdkPair p = new NdkPair(64);
             NdkSge[] three = {p.a(0, 8)[0], p.a(8, 8)[0], p.a(16, 8)[0]};
             assertThat(p.qpA.send("s", three, 3, 0)).isEqualTo(STATUS_DATA_OVERRUN);
             // INLINE is exempt from the SGE count, not from the inline size (64 B here).
@@ -178,7 +133,7 @@ class NdkConformanceTest {
 
         @Test
         void aFullQueueRefusesWithoutACompletionAndAcceptsAgainOnceACompletionIsTaken() {
-            Pair p = new Pair();
+            NdkPair p = new NdkPair(64);
             int token = p.mrB.getRemoteToken();
             for (int i = 0; i < 16; i++) {
                 assertThat(p.qpA.write(i, p.a(0, 8), 1, p.bufB, token, 0)).isEqualTo(STATUS_SUCCESS);
@@ -196,7 +151,7 @@ class NdkConformanceTest {
 
         @Test
         void aFailedCallFirstHandsTheDeferredRequestsToTheAdapter() {
-            Pair p = new Pair();
+            NdkPair p = new NdkPair(64);
             int token = p.mrB.getRemoteToken();
             assertThat(p.qpA.write("d", p.a(0, 8), 1, p.bufB, token, NDK_OP_FLAG_DEFER)).isEqualTo(STATUS_SUCCESS);
             assertThat(p.qpA.write("bad", p.a(0, 8), 1, p.bufB, token, 0x8000)).isEqualTo(STATUS_INVALID_PARAMETER_4);
@@ -205,7 +160,7 @@ class NdkConformanceTest {
 
         @Test
         void theDeferLimitRingsTheDoorbellForALongBatch() {
-            Pair p = new Pair();
+            NdkPair p = new NdkPair(64);
             int token = p.mrB.getRemoteToken();
             int limit = p.bed.a.deferLimit;
             long before = NdkTestBed.counter(p.bed.hostA, "doorbells");
@@ -225,7 +180,7 @@ class NdkConformanceTest {
     class TransportErrors {
         @Test
         void aSendLargerThanTheReceiveFailsTheReceiverWithBufferOverflowAndBreaksTheConnection() {
-            Pair p = new Pair();
+            NdkPair p = new NdkPair(64);
             assertThat(p.qpB.receive("small", p.b(0, 1023), 1)).isEqualTo(STATUS_SUCCESS);
             assertThat(p.qpB.receive("next", p.b(2048, 2048), 1)).isEqualTo(STATUS_SUCCESS);
             assertThat(p.qpA.send("big", p.a(0, 1024), 1, 0)).isEqualTo(STATUS_SUCCESS);
@@ -241,7 +196,7 @@ class NdkConformanceTest {
             assertThat(p.qpB.isConnected()).isFalse();
         }
 
-        private void badWrite(Pair p, long remote, int token, long length) {
+        private void badWrite(NdkPair p, long remote, int token, long length) {
             HostMemory memB = NdkTestBed.memory(p.bed.b);
             long digest = memB.digest(p.bufB, 1 << 16);
             assertThat(p.qpB.receive("pending1", p.b(0, 64), 1)).isEqualTo(STATUS_SUCCESS);
@@ -261,19 +216,19 @@ class NdkConformanceTest {
 
         @Test
         void aWritePastTheRegionIsAnAccessViolation() {
-            Pair p = new Pair();
+            NdkPair p = new NdkPair(64);
             badWrite(p, p.bufB + (1 << 16) - 32, p.mrB.getRemoteToken(), 64);
         }
 
         @Test
         void aWriteToAReadOnlyRegionIsAnAccessViolation() {
-            Pair p = new Pair(Profile.defaults(), NDK_MR_FLAG_ALLOW_REMOTE_READ);
+            NdkPair p = new NdkPair(Profile.defaults(), 64, NDK_MR_FLAG_ALLOW_REMOTE_READ);
             badWrite(p, p.bufB, p.mrB.getRemoteToken(), 64);
         }
 
         @Test
         void aWriteWithAnInvalidatedTokenIsAnAccessViolation() {
-            Pair p = new Pair();
+            NdkPair p = new NdkPair(64);
             int token = p.mrB.getRemoteToken();
             int[] status = {-1};
             assertThat(p.mrB.deregisterMr((ctx, s) -> status[0] = s, null)).isEqualTo(STATUS_PENDING);
@@ -284,7 +239,7 @@ class NdkConformanceTest {
 
         @Test
         void aSendWithNoReceivePostedTimesOutAtTheSender() {
-            Pair p = new Pair();
+            NdkPair p = new NdkPair(64);
             assertThat(p.qpA.send("lonely", p.a(0, 64), 1, 0)).isEqualTo(STATUS_SUCCESS);
             NdkResultEx r = p.bed.take(p.cqA, 1).get(0);
             assertThat(r.status).isEqualTo(STATUS_IO_TIMEOUT);
