@@ -169,4 +169,43 @@ class NdkConnectionTest {
         assertThat(qpB.send("late", null, 0, 0)).isEqualTo(STATUS_CONNECTION_INVALID);
         assertThat(c.disconnect(null, null)).isEqualTo(STATUS_CONNECTION_INVALID);
     }
+
+    /** Time from posting four 4 KiB READs on A to their last completion, with A's outbound limit {@code out}. */
+    private static long fourReads(long out) {
+        NdkTestBed t = new NdkTestBed();
+        NdkCq c1 = t.cq(t.a, 16);
+        NdkCq c2 = t.cq(t.b, 16);
+        NdkPd p1 = t.pd(t.a);
+        NdkPd p2 = t.pd(t.b);
+        NdkQp q1 = t.qp(p1, c1, c1, null, 8, 8, 1, 1, 0);
+        NdkQp q2 = t.qp(p2, c2, c2, null, 8, 8, 1, 1, 0);
+        long b1 = t.hostA.allocate(1 << 16);
+        long b2 = t.hostB.allocate(1 << 16);
+        NdkMr m1 = t.mr(t.a, p1, b1, 1 << 16, NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+        NdkMr m2 = t.mr(t.b, p2, b2, 1 << 16, NDK_MR_FLAG_ALLOW_REMOTE_READ);
+        NdkConnector[] ends = t.connect(q1, q2, 8, out, 8, 8);
+        Out<Long> in = new Out<>();
+        Out<Long> outLimit = new Out<>();
+        assertThat(ends[1].getConnectionData(in, outLimit, null, new Out<>(256))).isIn(STATUS_SUCCESS, STATUS_BUFFER_TOO_SMALL);
+        assertThat(in.value).as("B sees A's outbound limit as the reads coming in").isEqualTo(out);
+        t.sim.run();
+        long start = t.sim.now();
+        for (int i = 0; i < 4; i++) {
+            assertThat(q1.read(i, new NdkSge[] {new NdkSge(b1 + i * 4096L, 4096, m1.getLocalToken())}, 1,
+                    b2 + i * 4096L, m2.getRemoteToken(), 0)).isEqualTo(STATUS_SUCCESS);
+        }
+        t.take(c1, 4);
+        return t.sim.now() - start;
+    }
+
+    @Test
+    void theNegotiatedReadLimitIsWhatTheAdapterEnforces() {
+        long one = fourReads(1);
+        long eight = fourReads(8);
+        // One READ at a time: the responder's host-memory read for each later READ cannot overlap the earlier
+        // ones' any more, so each of the last three adds at least the host read latency.
+        long hostRead = dev.rdmasim.adapter.config.Profile.defaults()
+                .getLong(dev.rdmasim.adapter.config.Parameters.PCIE_HOST_READ_LATENCY);
+        assertThat(one - eight).isGreaterThan(3 * hostRead);
+    }
 }

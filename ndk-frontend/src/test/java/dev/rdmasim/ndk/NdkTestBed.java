@@ -117,6 +117,11 @@ final class NdkTestBed {
      * Returns the two connectors (A's, B's).
      */
     NdkConnector[] connect(NdkQp x, NdkQp y) {
+        return connect(x, y, 8, 8, 8, 8);
+    }
+
+    /** As {@link #connect(NdkQp, NdkQp)}, with the read limits each side asks for (inbound, outbound). */
+    NdkConnector[] connect(NdkQp x, NdkQp y, long inX, long outX, long inY, long outY) {
         NdkConnector[] ends = new NdkConnector[2];
         int[] accepted = {-1};
         int[] connected = {-1};
@@ -124,13 +129,13 @@ final class NdkTestBed {
         Out<NdkListener> l = new Out<>();
         assertThat(b.createListener((ctx, conn) -> {
             ends[1] = conn;
-            assertThat(conn.accept(y, 8, 8, null, 0, null, null, (c, s) -> accepted[0] = s, null)).isEqualTo(STATUS_PENDING);
+            assertThat(conn.accept(y, inY, outY, null, 0, null, null, (c, s) -> accepted[0] = s, null)).isEqualTo(STATUS_PENDING);
         }, null, null, null, l)).isEqualTo(STATUS_SUCCESS);
         assertThat(l.value.listen(new NdkAddress(0, PORT), null, null)).isEqualTo(STATUS_SUCCESS);
         Out<NdkConnector> c = new Out<>();
         assertThat(a.createConnector(null, null, c)).isEqualTo(STATUS_SUCCESS);
         ends[0] = c.value;
-        assertThat(c.value.connect(x, new NdkAddress(0, 0), new NdkAddress(hostB.ip(), PORT), 8, 8, null, 0,
+        assertThat(c.value.connect(x, new NdkAddress(0, 0), new NdkAddress(hostB.ip(), PORT), inX, outX, null, 0,
                 (ctx, s) -> connected[0] = s, null)).isEqualTo(STATUS_PENDING);
         runUntil(() -> connected[0] != -1);
         assertThat(connected[0]).as(NtStatus.name(connected[0])).isEqualTo(STATUS_SUCCESS);

@@ -234,7 +234,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         byte[] data = privateData == null ? null : privateData.clone();
         // The REP goes out once the QP is ready to receive (INIT2RTR done): the peer may send as soon as it has it.
         qpTransition(c, () -> commands.readyToReceive(qp, c.peerQpn, c.peerMac, c.peerIp, c.peerPsn,
-                (status, q) -> afterTransition(c, status, State.REP_SENT, () -> sendRep(c, data))));
+                c.inboundReadLimit, (status, q) -> afterTransition(c, status, State.REP_SENT, () -> sendRep(c, data))));
     }
 
     private void sendRep(Connection c, byte[] privateData) {
@@ -481,8 +481,9 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         c.peerRnrRetry = m.rnrRetryCount;
         c.takePrivateData(m);
         // INIT2RTR and RTR2RTS, posted together; the application hears of the REP once the QP can send.
-        qpTransition(c, () -> commands.readyToReceive(c.qp, c.peerQpn, c.peerMac, c.peerIp, c.peerPsn, (s1, q) -> { })
-                && commands.readyToSend(c.qp, c.localPsn, -1, c.peerRnrRetry,
+        qpTransition(c, () -> commands.readyToReceive(c.qp, c.peerQpn, c.peerMac, c.peerIp, c.peerPsn,
+                c.inboundReadLimit, (s1, q) -> { })
+                && commands.readyToSend(c.qp, c.localPsn, -1, c.peerRnrRetry, c.outboundReadLimit,
                         (status, q) -> afterTransition(c, status, State.REQ_SENT, () -> {
                             c.state = State.REP_RECEIVED;
                             c.events.replied(c);
@@ -517,7 +518,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         }
         c.timer.cancel();
         // Established once the QP can send (RTR2RTS done), with the retry counts the REQ asked for.
-        qpTransition(c, () -> commands.readyToSend(c.qp, c.localPsn, c.peerRetryCount, c.peerRnrRetry,
+        qpTransition(c, () -> commands.readyToSend(c.qp, c.localPsn, c.peerRetryCount, c.peerRnrRetry, c.outboundReadLimit,
                 (status, q) -> afterTransition(c, status, State.REP_SENT, () -> {
                     c.state = State.ESTABLISHED;
                     established.inc();

@@ -286,9 +286,9 @@ public final class CommandQueue {
             return false;
         }
         int[] first = {STATUS_OK};
-        post(OP_INIT2RTR_QP, 0, qp.qpn(), 0, 0, rtrMailbox(remoteQpn, peerMac, peerIp, expectedPsn),
+        post(OP_INIT2RTR_QP, 0, qp.qpn(), 0, 0, rtrMailbox(remoteQpn, peerMac, peerIp, expectedPsn, -1),
                 (s, o0, o1) -> first[0] = s);
-        post(OP_RTR2RTS_QP, 0, qp.qpn(), 0, 0, rtsMailbox(sendPsn, -1, -1), (s, o0, o1) -> {
+        post(OP_RTR2RTS_QP, 0, qp.qpn(), 0, 0, rtsMailbox(sendPsn, -1, -1, -1), (s, o0, o1) -> {
             int status = first[0] != STATUS_OK ? first[0] : s;
             done.done(status, status == STATUS_OK ? qp : null);
         });
@@ -296,23 +296,28 @@ public final class CommandQueue {
         return true;
     }
 
-    /** INIT2RTR alone: who the peer is and the first PSN expected from it (the passive side of a connection). */
+    /**
+     * INIT2RTR alone: who the peer is, the first PSN expected from it and how many inbound READs this QP
+     * answers at once ({@code maxReadsIn}, the responder resources; -1 for the adapter's default).
+     */
     public boolean readyToReceive(QueuePair qp, int remoteQpn, long peerMac, int peerIp, int expectedPsn,
-            Result<QueuePair> done) {
-        return submit(OP_INIT2RTR_QP, 0, qp.qpn(), 0, 0, rtrMailbox(remoteQpn, peerMac, peerIp, expectedPsn),
+            int maxReadsIn, Result<QueuePair> done) {
+        return submit(OP_INIT2RTR_QP, 0, qp.qpn(), 0, 0, rtrMailbox(remoteQpn, peerMac, peerIp, expectedPsn, maxReadsIn),
                 (s, o0, o1) -> done.done(s, s == STATUS_OK ? qp : null));
     }
 
     /**
-     * RTR2RTS alone: the first PSN sent and the retry counts the connection agreed on ({@code retryCount} for
-     * timeouts, {@code rnrRetry} for RNR NAKs, 7 = forever; -1 for the adapter's default).
+     * RTR2RTS alone: the first PSN sent, the retry counts the connection agreed on ({@code retryCount} for
+     * timeouts, {@code rnrRetry} for RNR NAKs, 7 = forever) and the READs this QP may have outstanding
+     * ({@code maxReadsOut}, the initiator depth); -1 for the adapter's default.
      */
-    public boolean readyToSend(QueuePair qp, int sendPsn, int retryCount, int rnrRetry, Result<QueuePair> done) {
-        return submit(OP_RTR2RTS_QP, 0, qp.qpn(), 0, 0, rtsMailbox(sendPsn, retryCount, rnrRetry),
+    public boolean readyToSend(QueuePair qp, int sendPsn, int retryCount, int rnrRetry, int maxReadsOut,
+            Result<QueuePair> done) {
+        return submit(OP_RTR2RTS_QP, 0, qp.qpn(), 0, 0, rtsMailbox(sendPsn, retryCount, rnrRetry, maxReadsOut),
                 (s, o0, o1) -> done.done(s, s == STATUS_OK ? qp : null));
     }
 
-    private static byte[] rtrMailbox(int remoteQpn, long peerMac, int peerIp, int expectedPsn) {
+    private static byte[] rtrMailbox(int remoteQpn, long peerMac, int peerIp, int expectedPsn, int maxReadsIn) {
         byte[] m = new byte[QpContext.SIZE];
         BigEndian.putI32(m, QpContext.OFF_REMOTE_QPN, remoteQpn & 0xFF_FFFF);
         Command.putPeerMac(m, 0, peerMac);
@@ -320,10 +325,20 @@ public final class CommandQueue {
         QpContext.putExpectedPsn(m, 0, expectedPsn);
         m[QpContext.OFF_RETRY_COUNT] = (byte) QpContext.RETRY_DEFAULT;
         m[QpContext.OFF_RNR_RETRY] = (byte) QpContext.RETRY_DEFAULT;
+        m[QpContext.OFF_MAX_READS_IN] = (byte) limit(maxReadsIn);
+        m[QpContext.OFF_MAX_READS_OUT] = (byte) QpContext.RETRY_DEFAULT;
         return m;
     }
 
-    private static byte[] rtsMailbox(int sendPsn, int retryCount, int rnrRetry) {
+    /** A read limit for a mailbox byte: 0..254, or the default marker for -1. */
+    private static int limit(int reads) {
+        if (reads < -1 || reads > 254) {
+            throw new IllegalArgumentException("read limits are 0..254 or -1, got " + reads);
+        }
+        return reads < 0 ? QpContext.RETRY_DEFAULT : reads;
+    }
+
+    private static byte[] rtsMailbox(int sendPsn, int retryCount, int rnrRetry, int maxReadsOut) {
         if (retryCount < -1 || retryCount > 7 || rnrRetry < -1 || rnrRetry > 7) {
             throw new IllegalArgumentException("retry counts are 0..7 or -1, got " + retryCount + " and " + rnrRetry);
         }
@@ -331,6 +346,8 @@ public final class CommandQueue {
         QpContext.putNextSendPsn(m, 0, sendPsn);
         m[QpContext.OFF_RETRY_COUNT] = (byte) (retryCount < 0 ? QpContext.RETRY_DEFAULT : retryCount);
         m[QpContext.OFF_RNR_RETRY] = (byte) (rnrRetry < 0 ? QpContext.RETRY_DEFAULT : rnrRetry);
+        m[QpContext.OFF_MAX_READS_IN] = (byte) QpContext.RETRY_DEFAULT;
+        m[QpContext.OFF_MAX_READS_OUT] = (byte) limit(maxReadsOut);
         return m;
     }
 

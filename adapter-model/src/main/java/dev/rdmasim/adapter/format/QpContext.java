@@ -66,7 +66,10 @@ public record QpContext(int state, int type, int pmtu, int qpn, int pd, int send
     public static final int OFF_MAX_READS_OUT = 72;
     public static final int OFF_MAX_READS_IN = 73;
     public static final int OFF_RETRY_COUNT = 74;
-    /** In the retry-count bytes of a modify mailbox: keep the adapter's default ({@code transport.*}). */
+    /**
+     * In the retry-count and read-limit bytes of a modify mailbox: keep the adapter's default
+     * ({@code transport.*}).
+     */
     public static final int RETRY_DEFAULT = 0xFF;
     public static final int OFF_RNR_RETRY = 75;
     public static final int OFF_ACK_TIMEOUT = 76;

@@ -649,6 +649,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         qp.retryCount = retryCount >= 0 ? retryCount : profile.getInt(TRANSPORT_RETRY_COUNT);
         qp.retriesLeft = qp.retryCount;
         qp.rnrRetriesLeft = rnrRetry >= 0 ? rnrRetry : profile.getInt(TRANSPORT_RNR_RETRY_COUNT);
+        qp.maxReadsOut = profile.getInt(TRANSPORT_MAX_OUTBOUND_READS);
     }
 
     /** Registers a memory region: key context plus translation table the driver filled. */
@@ -743,8 +744,14 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         if (peer != null && connects) {
             if (next == QpState.READY_TO_RECEIVE) {
                 toReadyToReceive(qp, peer.remoteQpn(), peer.mac(), peer.ip(), peer.expectedPsn());
+                if (peer.maxReadsIn() >= 0) {
+                    qp.maxReadsIn = Math.min(peer.maxReadsIn(), qp.readVa.length);
+                }
             } else {
                 toReadyToSend(qp, peer.sendPsn(), peer.retryCount(), peer.rnrRetry());
+                if (peer.maxReadsOut() >= 0) {
+                    qp.maxReadsOut = Math.min(peer.maxReadsOut(), profile.getInt(TRANSPORT_MAX_OUTBOUND_READS));
+                }
             }
             return Command.STATUS_OK;
         }

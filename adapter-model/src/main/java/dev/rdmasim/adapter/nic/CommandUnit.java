@@ -304,7 +304,8 @@ final class CommandUnit extends Module implements DmaCallback {
         if (op == OP_INIT2RTR_QP || op == OP_RTR2RTS_QP) {
             peer = new QpPeer(BigEndian.i32(mailbox, QpContext.OFF_REMOTE_QPN) & 0xFF_FFFF, peerMac(mailbox, 0),
                     peerIpv4(mailbox, 0), QpContext.nextSendPsn(mailbox, 0), QpContext.expectedPsn(mailbox, 0),
-                    retryField(mailbox[QpContext.OFF_RETRY_COUNT]), retryField(mailbox[QpContext.OFF_RNR_RETRY]));
+                    retryField(mailbox[QpContext.OFF_RETRY_COUNT]), retryField(mailbox[QpContext.OFF_RNR_RETRY]),
+                    limitField(mailbox[QpContext.OFF_MAX_READS_IN]), limitField(mailbox[QpContext.OFF_MAX_READS_OUT]));
         }
         return nic.tryModifyQp(qpn, to, peer);
     }
@@ -313,5 +314,11 @@ final class CommandUnit extends Module implements DmaCallback {
     private static int retryField(byte b) {
         int v = b & 0xFF;
         return v == QpContext.RETRY_DEFAULT ? -1 : v & 7;
+    }
+
+    /** A read limit of a modify mailbox; 0xFF for the profile's. */
+    private static int limitField(byte b) {
+        int v = b & 0xFF;
+        return v == QpContext.RETRY_DEFAULT ? -1 : v;
     }
 }

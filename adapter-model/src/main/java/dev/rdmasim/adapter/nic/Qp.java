@@ -139,6 +139,7 @@ final class Qp {
         readLength = new long[inboundReads];
         readPsn = new int[inboundReads];
         readPackets = new int[inboundReads];
+        maxReadsIn = inboundReads;
         int sqWqes = 1 << cfg.sqLogBbs();
         int cap = Math.max(1, Math.min(outstanding, sqWqes));
         wrs = new Wr[cap];
@@ -156,8 +157,13 @@ final class Qp {
         bf = new byte[Math.max(bfBytes, 64)];
     }
 
+    /** Inbound READs answered at once (responder resources), at most the profile's; set at RTR. */
+    int maxReadsIn;
+    /** Outbound READs outstanding at once (initiator depth); set at RTS. */
+    int maxReadsOut;
+
     boolean inboundReadsFull() {
-        return readCount == readVa.length;
+        return readCount >= maxReadsIn;
     }
 
     Wr wr(int i) {

@@ -101,7 +101,6 @@ final class Transmitter extends Module implements DmaCallback {
     private final long rnrTimerPs;
     private final int ackEvery;
     /** RDMA READs a QP may have outstanding as requester (ORD); 0 = the QP may not issue READs. */
-    private final int maxOutboundReads;
     /** Retries a QP gets back after every acknowledgement that makes progress. */
     private LinkEndpoint port;
     /** The latest ready time given to a payload read on {@link #channel}. */
@@ -142,7 +141,6 @@ final class Transmitter extends Module implements DmaCallback {
         ackTimeoutPs = nic.profile.getLong(TRANSPORT_ACK_TIMEOUT);
         rnrTimerPs = nic.profile.getLong(TRANSPORT_RNR_TIMER);
         ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
-        maxOutboundReads = nic.profile.getInt(TRANSPORT_MAX_OUTBOUND_READS);
         channel.setRetry(this::onChannelRetry);
         writer.macs(0, nic.mac);
         packets = stats().counter("packets", "packets", "frames put on the wire");
@@ -291,12 +289,12 @@ final class Transmitter extends Module implements DmaCallback {
         }
         boolean read = w.opcode == WqeOpcode.RDMA_READ;
         if (read && k == 0) {
-            if (maxOutboundReads == 0) {
+            if (qp.maxReadsOut == 0) {
                 qp.wrSent++;
                 failFrom(qp, qp.wrSent - 1, CqeSyndrome.LOCAL_QP_OP);
                 return 0;
             }
-            if (readsInFlight(qp) >= maxOutboundReads) {
+            if (readsInFlight(qp) >= qp.maxReadsOut) {
                 return 0; // Its READ slots are full (ORD); a completing READ requeues the QP.
             }
         }
