@@ -176,4 +176,56 @@ class NdkNotificationTest {
         NdkResult[] r = {new NdkResult()};
         assertThat(p.cqA.getCqResults(r, 1)).isZero();
     }
+
+    @Test
+    void interruptModerationHoldsTheNotificationForCountCompletionsOrThePeriod() {
+        setUp();
+        // An event after 3 completions, or 1000 us after the first.
+        assertThat(p.cqA.controlCqInterruptModeration(1000, 3)).isEqualTo(STATUS_SUCCESS);
+        settle();
+        assertThat(p.cqA.armCq(NDK_CQ_NOTIFY_ANY)).isEqualTo(STATUS_SUCCESS);
+        long start = p.bed.sim.now();
+        write("w1", p.mrB.getRemoteToken());
+        write("w2", p.mrB.getRemoteToken());
+        p.bed.sim.runUntil(start + 500_000_000L);
+        assertThat(onA.statuses).as("two completions of three, half the period: held").isEmpty();
+        write("w3", p.mrB.getRemoteToken());
+        p.bed.runUntil(() -> !onA.statuses.isEmpty());
+        assertThat(onA.statuses).containsExactly(STATUS_SUCCESS);
+        assertThat(p.bed.sim.now() - start).as("the third completion released it, before the period ran out")
+                .isLessThan(1_000_000_000L);
+        assertThat(p.bed.take(p.cqA, 3)).hasSize(3);
+        // Two more and the period: released when it runs out.
+        assertThat(p.cqA.armCq(NDK_CQ_NOTIFY_ANY)).isEqualTo(STATUS_SUCCESS);
+        long second = p.bed.sim.now();
+        write("w4", p.mrB.getRemoteToken());
+        p.bed.runUntil(() -> onA.statuses.size() == 2);
+        assertThat(p.bed.sim.now() - second).isGreaterThanOrEqualTo(1_000_000_000L);
+    }
+
+    @Test
+    void aResizedCqKeepsItsCompletionsInOrder() {
+        setUp(4);
+        int token = p.mrB.getRemoteToken();
+        for (int i = 0; i < 3; i++) {
+            write(i, token);
+        }
+        settle();
+        int[] status = {-1};
+        assertThat(p.cqA.resizeCq(p.bed.a.info().maxCqDepth + 1, (ctx, s) -> status[0] = s, null))
+                .isEqualTo(STATUS_INVALID_PARAMETER);
+        assertThat(p.cqA.resizeCq(100, (ctx, s) -> status[0] = s, null)).isEqualTo(STATUS_PENDING);
+        for (int i = 3; i < 12; i++) {
+            if (i == 8) {
+                // The QP holds 16; take the first results so the CQ (4 deep before the resize) cannot overflow.
+                p.bed.runUntil(() -> status[0] != -1);
+            }
+            write(i, token);
+        }
+        p.bed.runUntil(() -> status[0] != -1);
+        assertThat(status[0]).isEqualTo(STATUS_SUCCESS);
+        assertThat(p.cqA.depth()).isEqualTo(100);
+        assertThat(p.bed.take(p.cqA, 12)).extracting(r -> r.requestContext)
+                .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+    }
 }
