@@ -1,0 +1,335 @@
+package dev.rdmasim.traces.format;
+
+import dev.rdmasim.adapter.config.Parameter;
+import dev.rdmasim.adapter.config.Parameters;
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.config.ProfileException;
+import dev.rdmasim.adapter.config.Profiles;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The first pass over a trace: reads it through a {@link TraceReader} (streaming, repeats expanded)
+ * and checks what the syntax cannot: hosts (at most two, first), objects (declared once, on a declared
+ * host, before use, of the kind the argument needs, not closed), where buffers live (a call's local
+ * buffers on its QP's host, a remote region on the other host, both inside their regions), and
+ * creation parameters against the host's profile ({@code ndk.*} limits). Nothing is simulated. The
+ * first error is thrown as a {@link TraceError}; a clean trace gives a {@link Summary}.
+ */
+public final class TraceChecker {
+    /** What a clean trace holds: hosts, calls (lines that run at a time), and declarations (host lines included). */
+    public record Summary(int hosts, long calls, long declarations) {
+    }
+
+    private final Path baseDir;
+    private final List<Host> hosts = new ArrayList<>(2);
+    private final Map<String, Obj> objects = new HashMap<>();
+    private boolean otherDeclarationSeen;
+    private long calls;
+    private long declarations;
+
+    private TraceChecker(Path baseDir) {
+        this.baseDir = baseDir;
+    }
+
+    /** Checks a trace file; profile files named by {@code host} lines are relative to the trace's directory. */
+    public static Summary check(Path file) throws IOException {
+        Path dir = file.toAbsolutePath().getParent();
+        try (TraceReader reader = TraceReader.open(file)) {
+            return new TraceChecker(dir).run(reader);
+        }
+    }
+
+    /** Checks a trace read from {@code in}; profile files are relative to {@code baseDir}. */
+    public static Summary check(Reader in, String fileName, Path baseDir) {
+        try (TraceReader reader = new TraceReader(in, fileName)) {
+            return new TraceChecker(baseDir).run(reader);
+        }
+    }
+
+    /**
+     * The profile a {@code host} line asks for: {@code profile=} (a built-in name, or a YAML file
+     * relative to {@code baseDir}; {@code default} when absent) with its {@code set=} overrides. A bad
+     * profile or setting is a {@link TraceError} at the value.
+     */
+    public static Profile hostProfile(TraceLine host, Path baseDir) {
+        if (!host.keyword().equals("host")) {
+            throw new IllegalArgumentException("not a host line: " + host);
+        }
+        String name = host.text("profile", "default");
+        Profile profile;
+        try {
+            if (Profiles.names().contains(name)) {
+                profile = Profiles.load(name);
+            } else if (name.endsWith(".yaml") || name.endsWith(".yml") || name.contains("/") || name.contains("\\")) {
+                Path p = Path.of(name);
+                profile = Profiles.fromFile(p.isAbsolute() || baseDir == null ? p : baseDir.resolve(p));
+            } else {
+                profile = Profiles.resolve(name); // throws the registry's "unknown profile" message
+            }
+        } catch (ProfileException e) {
+            throw new TraceError(host.position("profile"), e.getMessage());
+        }
+        Map<String, String> settings = host.settings("set");
+        if (settings.isEmpty()) {
+            return profile;
+        }
+        try {
+            return profile.withOverrides(settings);
+        } catch (ProfileException e) {
+            throw new TraceError(host.position("set"), e.getMessage());
+        }
+    }
+
+    private Summary run(TraceReader reader) {
+        for (TraceLine line = reader.next(); line != null; line = reader.next()) {
+            check(line);
+        }
+        return new Summary(hosts.size(), calls, declarations);
+    }
+
+    private void check(TraceLine l) {
+        if (l.isCall()) {
+            calls++;
+        } else {
+            declarations++;
+        }
+        if (!l.keyword().equals("host")) {
+            otherDeclarationSeen = true;
+        }
+        switch (l.keyword()) {
+            case "host" -> host(l);
+            case "cq" -> cqDepth(l, declare(l, Schema.ObjectKind.CQ).host, "depth");
+            case "pd" -> declare(l, Schema.ObjectKind.PD);
+            case "mr" -> mr(l);
+            case "qp" -> qp(l);
+            case "connect" -> connect(l);
+            case "send", "receive", "write", "read" -> transfer(l);
+            case "flush", "disconnect" -> use(l, 0, Schema.ObjectKind.QP);
+            case "arm", "moderate" -> use(l, 0, Schema.ObjectKind.CQ);
+            case "poll" -> {
+                use(l, 0, Schema.ObjectKind.CQ);
+                atLeastOne(l, "max");
+            }
+            case "wait" -> {
+                use(l, 0, Schema.ObjectKind.CQ);
+                if (l.has("ctx") && l.has("count")) {
+                    throw new TraceError(l.position("count"), "wait takes ctx= or count=, not both");
+                }
+                atLeastOne(l, "count");
+            }
+            case "resize" -> cqDepth(l, use(l, 0, Schema.ObjectKind.CQ).host, "depth");
+            case "close" -> {
+                Obj o = use(l, 0, Schema.ObjectKind.ANY);
+                o.closedAt = l.position();
+            }
+            default -> throw new IllegalStateException("keyword without a check: " + l.keyword());
+        }
+    }
+
+    private static void atLeastOne(TraceLine l, String key) {
+        if (l.has(key) && l.integer(key) < 1) {
+            throw new TraceError(l.position(key), key + " must be at least 1, got " + l.text(key));
+        }
+    }
+
+    // ---- hosts ----
+
+    private void host(TraceLine l) {
+        String name = l.positional(0);
+        if (otherDeclarationSeen) {
+            throw new TraceError(l.position(), "host lines come before any other line");
+        }
+        for (Host h : hosts) {
+            if (h.name.equals(name)) {
+                throw new TraceError(l.positionalPosition(0), "host '" + name + "' is already declared (at " + h.at + ")");
+            }
+        }
+        if (hosts.size() == 2) {
+            throw new TraceError(l.position(), "a trace has at most two hosts (" + hosts.get(0).name + " and "
+                    + hosts.get(1).name + " are declared)");
+        }
+        hosts.add(new Host(name, l.position(), hostProfile(l, baseDir)));
+    }
+
+    /** The host an object name lives on, by its host part; an undeclared host is an error. */
+    private Host hostOf(String object, Position at) {
+        int dot = object.indexOf('.');
+        for (Host h : hosts) {
+            if (h.name.length() == dot && object.startsWith(h.name)) {
+                return h;
+            }
+        }
+        String declared = hosts.isEmpty() ? "no host is declared" : "hosts: " + hostNames();
+        throw new TraceError(at, "unknown host '" + object.substring(0, dot) + "' in '" + object + "' (" + declared + ")");
+    }
+
+    private String hostNames() {
+        StringBuilder b = new StringBuilder();
+        for (Host h : hosts) {
+            b.append(b.length() == 0 ? "" : ", ").append(h.name);
+        }
+        return b.toString();
+    }
+
+    // ---- objects ----
+
+    private Obj declare(TraceLine l, Schema.ObjectKind kind) {
+        String name = l.positional(0);
+        Position at = l.positionalPosition(0);
+        Host host = hostOf(name, at);
+        Obj old = objects.get(name);
+        if (old != null && old.closedAt == null) {
+            throw new TraceError(at, "'" + name + "' is already declared (at " + old.at + ")");
+        }
+        Obj o = new Obj(kind, host, l.position());
+        objects.put(name, o);
+        return o;
+    }
+
+    private Obj use(TraceLine l, int positional, Schema.ObjectKind kind) {
+        return lookup(l.positional(positional), l.positionalPosition(positional), kind);
+    }
+
+    private Obj useKey(TraceLine l, String key, Schema.ObjectKind kind) {
+        return lookup(l.text(key), l.position(key), kind);
+    }
+
+    private Obj lookup(String name, Position at, Schema.ObjectKind kind) {
+        Obj o = objects.get(name);
+        if (o == null) {
+            hostOf(name, at);
+            throw new TraceError(at, "unknown object '" + name + "' (declare it with a "
+                    + (kind == Schema.ObjectKind.ANY ? "cq, pd, mr or qp" : kind.word) + " line first)");
+        }
+        if (o.closedAt != null) {
+            throw new TraceError(at, "'" + name + "' is closed (at " + o.closedAt + ")");
+        }
+        if (kind != Schema.ObjectKind.ANY && o.kind != kind) {
+            throw new TraceError(at, "'" + name + "' is " + o.kind.article + ", expected " + kind.article);
+        }
+        return o;
+    }
+
+    private static void sameHost(Obj o, String name, Position at, Obj owner, String ownerName) {
+        if (o.host != owner.host) {
+            throw new TraceError(at, "'" + name + "' is on host " + o.host.name + ", but '" + ownerName + "' is on host "
+                    + owner.host.name);
+        }
+    }
+
+    private void mr(TraceLine l) {
+        Obj mr = declare(l, Schema.ObjectKind.MR);
+        Obj pd = useKey(l, "pd", Schema.ObjectKind.PD);
+        sameHost(pd, l.text("pd"), l.position("pd"), mr, l.positional(0));
+        mr.size = l.size("size");
+        if (mr.size == 0) {
+            throw new TraceError(l.position("size"), "size must be at least 1 byte");
+        }
+        limit(l, mr.host, "size", mr.size, Parameters.NDK_MAX_REGISTRATION_SIZE, "registration size");
+    }
+
+    private void qp(TraceLine l) {
+        Obj qp = declare(l, Schema.ObjectKind.QP);
+        String name = l.positional(0);
+        sameHost(useKey(l, "pd", Schema.ObjectKind.PD), l.text("pd"), l.position("pd"), qp, name);
+        sameHost(useKey(l, "rcq", Schema.ObjectKind.CQ), l.text("rcq"), l.position("rcq"), qp, name);
+        sameHost(useKey(l, "icq", Schema.ObjectKind.CQ), l.text("icq"), l.position("icq"), qp, name);
+        limit(l, qp.host, "rq", l.integer("rq"), Parameters.NDK_MAX_RECEIVE_QUEUE_DEPTH, "receive queue depth");
+        limit(l, qp.host, "iq", l.integer("iq"), Parameters.NDK_MAX_INITIATOR_QUEUE_DEPTH, "initiator queue depth");
+        limit(l, qp.host, "rsge", l.integer("rsge"), Parameters.NDK_MAX_RECEIVE_REQUEST_SGE, "receive SGEs");
+        limit(l, qp.host, "isge", l.integer("isge"), Parameters.NDK_MAX_INITIATOR_REQUEST_SGE, "initiator SGEs");
+        limit(l, qp.host, "inline", l.size("inline"), Parameters.NDK_MAX_INLINE_DATA_SIZE, "inline data size");
+    }
+
+    private void connect(TraceLine l) {
+        Obj qp = use(l, 0, Schema.ObjectKind.QP);
+        Obj peer = use(l, 1, Schema.ObjectKind.QP);
+        if (qp.host == peer.host) {
+            throw new TraceError(l.positionalPosition(1), "connect needs QPs on different hosts: '" + l.positional(0)
+                    + "' and '" + l.positional(1) + "' are both on host " + qp.host.name);
+        }
+        if (l.integer("port") > 65535) {
+            throw new TraceError(l.position("port"), "port " + l.text("port") + " is not a port (0 to 65535)");
+        }
+        if (l.has("data")) {
+            limit(l, qp.host, "data", l.bytes("data").length, Parameters.NDK_MAX_CALLER_DATA, "connect private data");
+        }
+        if (l.has("peer_data")) {
+            limit(l, peer.host, "peer_data", l.bytes("peer_data").length, Parameters.NDK_MAX_CALLEE_DATA,
+                    "accept private data");
+        }
+    }
+
+    private void transfer(TraceLine l) {
+        Obj qp = use(l, 0, Schema.ObjectKind.QP);
+        String qpName = l.positional(0);
+        long total = 0;
+        for (Buffer b : l.buffers("sge")) {
+            Obj mr = lookup(b.mr(), b.position(), Schema.ObjectKind.MR);
+            sameHost(mr, b.mr(), b.position(), qp, qpName);
+            long end = b.offset() + b.length();
+            if (end < 0 || end > mr.size) {
+                throw new TraceError(b.position(), "buffer " + b.mr() + "+" + b.offset() + ":" + b.length() + " ends at byte "
+                        + end + ", past the end of '" + b.mr() + "' (size " + mr.size + ")");
+            }
+            total += b.length();
+        }
+        String keyword = l.keyword();
+        if (keyword.equals("write") || keyword.equals("read")) {
+            Remote r = l.remote("remote");
+            Obj mr = lookup(r.mr(), r.position(), Schema.ObjectKind.MR);
+            if (mr.host == qp.host) {
+                throw new TraceError(r.position(), "remote region '" + r.mr() + "' is on host " + mr.host.name
+                        + ", the host of '" + qpName + "' (expected a region on the peer host)");
+            }
+            long end = r.offset() + total;
+            if (end < 0 || end > mr.size) {
+                throw new TraceError(r.position(), "remote range " + r.mr() + "+" + r.offset() + " of " + total
+                        + " bytes ends at byte " + end + ", past the end of '" + r.mr() + "' (size " + mr.size + ")");
+            }
+        }
+    }
+
+    // ---- profile limits ----
+
+    private static void cqDepth(TraceLine l, Host host, String key) {
+        if (l.integer(key) == 0) {
+            throw new TraceError(l.position(key), key + " must be at least 1");
+        }
+        limit(l, host, key, l.integer(key), Parameters.NDK_MAX_CQ_DEPTH, "CQ depth");
+    }
+
+    private static void limit(TraceLine l, Host host, String key, long value, Parameter<Long> max, String what) {
+        long limit = host.profile.getLong(max);
+        if (value > limit) {
+            String shown = l.schema().args[l.schema().slotOrThrow(key)].kind() == Schema.Kind.BYTES
+                    ? "of " + value + " bytes" : l.text(key);
+            throw new TraceError(l.position(key), key + " " + shown + " is above the profile's maximum " + what
+                    + " (" + max.key() + " = " + max.format(limit) + ")");
+        }
+    }
+
+    private record Host(String name, Position at, Profile profile) {
+    }
+
+    /** A declared object: its kind, host, where it was declared, and what later checks need. */
+    private static final class Obj {
+        final Schema.ObjectKind kind;
+        final Host host;
+        final Position at;
+        Position closedAt;
+        long size;
+
+        Obj(Schema.ObjectKind kind, Host host, Position at) {
+            this.kind = kind;
+            this.host = host;
+            this.at = at;
+        }
+    }
+}

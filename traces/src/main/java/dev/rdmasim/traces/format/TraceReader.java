@@ -1,0 +1,695 @@
+package dev.rdmasim.traces.format;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Streams the lines of a trace in order, checking their syntax against the format's table
+ * ({@link Schema}) as it goes. Outside repeats a line is read, checked and returned. A repeat's body is
+ * read once up to its {@code end} and kept compiled (tokens split, keys resolved, literal values
+ * parsed, {@code ${...}} compiled); iterations then re-evaluate only the tokens with expressions, so
+ * a repeat of millions of iterations needs the memory of its body's text, not of its expansion.
+ * Syntax errors of a body are reported when the repeat is read, before its first line is returned.
+ *
+ * <p>{@link #next()} returns each declaration and call with its {@link TimeSpec} (see there for how
+ * times in repeats become anchors); {@code repeat} and {@code end} are consumed here.
+ */
+public final class TraceReader implements AutoCloseable {
+    private static final String HEADER = "rdmasim-trace";
+    private static final String HEADER_MESSAGE = "expected the header 'rdmasim-trace 1'";
+    /** Point base meaning "the previous line's time" (an unresolved time), as opposed to an anchor number. */
+    private static final int PREV = -1;
+
+    private final BufferedReader in;
+    private final String file;
+    private int lineNumber;
+    private boolean headerSeen;
+    private boolean ended;
+
+    // The line being tokenized: token i is text[starts[i], ends[i]).
+    private String text;
+    private int[] starts = new int[16];
+    private int[] ends = new int[16];
+    private int tokens;
+
+    /** Open repeats, innermost last; vars[d] is the variable of frames[d]. */
+    private final Frame[] frames = new Frame[TimeSpec.MAX_ANCHORS];
+    private int depth;
+    private final long[] vars = new long[TimeSpec.MAX_ANCHORS];
+    private final StringBuilder scratch = new StringBuilder(64);
+
+    /** The point the next line's "previous line" means: (base, offset); base PREV or an anchor. */
+    private int cursorBase = PREV;
+    private long cursorOffset;
+    /** Lines returned so far. */
+    private long emitted;
+
+    public TraceReader(Reader in, String fileName) {
+        this.in = in instanceof BufferedReader b ? b : new BufferedReader(in, 1 << 16);
+        this.file = fileName;
+    }
+
+    public static TraceReader open(Path file) throws IOException {
+        return new TraceReader(Files.newBufferedReader(file, StandardCharsets.UTF_8), file.toString());
+    }
+
+    public String fileName() {
+        return file;
+    }
+
+    /** The next declaration or call; null at the end of the trace. */
+    public TraceLine next() {
+        while (true) {
+            if (depth > 0) {
+                Frame f = frames[depth - 1];
+                if (f.index == f.repeat.body.length) {
+                    if (++f.iteration == f.count) {
+                        endFrame(f);
+                        continue;
+                    }
+                    startIteration(f);
+                }
+                Object item = f.repeat.body[f.index++];
+                if (item instanceof RepeatItem r) {
+                    startRepeat(r);
+                    continue;
+                }
+                return ((LineItem) item).expand();
+            }
+            if (ended || !readLine()) {
+                if (!headerSeen && !ended) {
+                    ended = true;
+                    throw Values.error(file, 1, 1, HEADER_MESSAGE);
+                }
+                ended = true;
+                return null;
+            }
+            if (tokens == 0) {
+                continue;
+            }
+            if (!headerSeen) {
+                checkHeader();
+                continue;
+            }
+            int k = keywordToken();
+            String word = TraceLine.lower(token(k));
+            if (word.equals("end")) {
+                throw error(k, "'end' without a matching 'repeat'");
+            }
+            if (word.equals("repeat")) {
+                RepeatItem r = readRepeat(k, new String[TimeSpec.MAX_ANCHORS], 0);
+                startRepeat(r);
+                continue;
+            }
+            return compileLine(k, word, null, 0).expand();
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            in.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---- lexing ----
+
+    /** Reads and tokenizes the next physical line; false at the end of the input. */
+    private boolean readLine() {
+        String s;
+        try {
+            s = in.readLine();
+        } catch (IOException e) {
+            throw new UncheckedIOException(file + ": cannot read: " + e.getMessage(), e);
+        }
+        if (s == null) {
+            return false;
+        }
+        lineNumber++;
+        text = s;
+        tokens = 0;
+        int n = s.length();
+        int i = 0;
+        while (i < n) {
+            char c = s.charAt(i);
+            if (c == ' ' || c == '\t') {
+                i++;
+                continue;
+            }
+            if (c == '#') {
+                break;
+            }
+            int start = i;
+            while (i < n) {
+                c = s.charAt(i);
+                if (c == ' ' || c == '\t' || c == '#') {
+                    break;
+                }
+                if (c == '$' && i + 1 < n && s.charAt(i + 1) == '{') {
+                    int close = s.indexOf('}', i + 2);
+                    if (close < 0) {
+                        throw Values.error(file, lineNumber, i + 1, "unterminated '${' (expected '}')");
+                    }
+                    i = close + 1;
+                } else {
+                    i++;
+                }
+            }
+            if (tokens == starts.length) {
+                starts = Arrays.copyOf(starts, tokens * 2);
+                ends = Arrays.copyOf(ends, tokens * 2);
+            }
+            starts[tokens] = start;
+            ends[tokens++] = i;
+        }
+        return true;
+    }
+
+    private String token(int i) {
+        return text.substring(starts[i], ends[i]);
+    }
+
+    private int column(int i) {
+        return starts[i] + 1;
+    }
+
+    private TraceError error(int token, String message) {
+        return Values.error(file, lineNumber, column(token), message);
+    }
+
+    private void checkHeader() {
+        headerSeen = true;
+        if (!token(0).equals(HEADER)) {
+            throw error(0, HEADER_MESSAGE);
+        }
+        if (tokens < 2) {
+            throw Values.error(file, lineNumber, ends[0] + 1, HEADER_MESSAGE);
+        }
+        if (!token(1).equals("1")) {
+            throw error(1, "unsupported trace format version '" + token(1) + "' (this reader reads version 1)");
+        }
+        if (tokens > 2) {
+            throw error(2, "unexpected '" + token(2) + "' after the header 'rdmasim-trace 1'");
+        }
+    }
+
+    /** The keyword's token: 0, or 1 after a leading time. */
+    private int keywordToken() {
+        char c = text.charAt(starts[0]);
+        if (c != '@' && c != '+') {
+            return 0;
+        }
+        if (tokens < 2) {
+            throw error(0, "expected a keyword after the time '" + token(0) + "'");
+        }
+        return 1;
+    }
+
+    // ---- compiling ----
+
+    /** Compiles the current line, whose keyword is token k (lower case {@code word}), with these variables in scope. */
+    private LineItem compileLine(int k, String word, String[] scope, int scopeSize) {
+        Schema.Keyword kw = Schema.keyword(word);
+        if (kw == null) {
+            throw error(k, "unknown keyword '" + token(k) + "' (expected one of " + String.join(", ", Schema.ALL_KEYWORDS)
+                    + ")" + Suggest.didYouMean(token(k), Schema.ALL_KEYWORDS));
+        }
+        LineItem item = new LineItem(kw, lineNumber, column(0));
+        if (k == 1) {
+            if (!kw.call) {
+                throw error(0, kw.name + " is a declaration and takes no time (only calls start with @T or +D)");
+            }
+            item.timeSign = text.charAt(starts[0]);
+            item.timeColumn = column(0) + 1;
+            item.time = Template.compile(text, starts[0] + 1, ends[0], item.timeColumn, scope, scopeSize, file, lineNumber);
+            if (item.time.isLiteral()) {
+                item.timeValue = Values.time(item.time.literal, file, lineNumber, item.timeColumn);
+            }
+        }
+        int slots = kw.slots();
+        Template[] templates = new Template[slots];
+        int[] columns = new int[slots];
+        int positional = 0;
+        int firstKey = -1;
+        for (int t = k + 1; t < tokens; t++) {
+            int eq = equalsSign(t);
+            if (eq < 0) {
+                if (firstKey >= 0) {
+                    throw error(t, "positional argument '" + token(t) + "' after key=value pairs "
+                            + "(positional arguments come first)");
+                }
+                if (positional == kw.positionals) {
+                    throw error(t, "unexpected argument '" + token(t) + "' (" + usage(kw) + ")");
+                }
+                columns[positional] = column(t);
+                templates[positional] = Template.compile(text, starts[t], ends[t], column(t), scope, scopeSize, file,
+                        lineNumber);
+                positional++;
+                continue;
+            }
+            if (firstKey < 0) {
+                firstKey = t;
+            }
+            if (eq == starts[t]) {
+                throw error(t, "expected key=value, got '" + token(t) + "'");
+            }
+            String key = TraceLine.lower(text.substring(starts[t], eq));
+            if (key.contains("${")) {
+                throw error(t, "a key cannot be an expression: '" + token(t) + "'");
+            }
+            int slot = kw.slot(key);
+            if (slot < 0) {
+                throw error(t, "unknown key '" + key + "' for " + kw.name + (kw.keys.length == 0
+                        ? " (" + kw.name + " takes no keys)"
+                        : " (expected " + String.join(", ", kw.keys) + ")" + Suggest.didYouMean(key, kw.keys)));
+            }
+            if (templates[slot] != null) {
+                throw error(t, "key '" + key + "' is given twice");
+            }
+            if (eq + 1 == ends[t]) {
+                throw Values.error(file, lineNumber, eq + 2, "expected a value after '" + token(t) + "'");
+            }
+            columns[slot] = eq + 2;
+            templates[slot] = Template.compile(text, eq + 1, ends[t], eq + 2, scope, scopeSize, file, lineNumber);
+        }
+        if (positional < kw.positionals) {
+            throw error(k, "missing " + kw.args[positional].name() + " (" + usage(kw) + ")");
+        }
+        for (int s = kw.positionals; s < slots; s++) {
+            if (templates[s] == null && kw.args[s].required()) {
+                throw error(k, "missing required key '" + kw.args[s].name() + "' for " + kw.name);
+            }
+        }
+        item.finish(templates, columns, file);
+        return item;
+    }
+
+    /** Index of the first '=' of token t outside expressions, or -1. */
+    private int equalsSign(int t) {
+        for (int i = starts[t]; i < ends[t]; i++) {
+            char c = text.charAt(i);
+            if (c == '=') {
+                return i;
+            }
+            if (c == '$' && i + 1 < ends[t] && text.charAt(i + 1) == '{') {
+                i = text.indexOf('}', i + 2);
+            }
+        }
+        return -1;
+    }
+
+    private static String usage(Schema.Keyword kw) {
+        return kw.name + " takes " + kw.positionalNames() + (kw.keys.length == 0 ? "" : " and then key=value pairs");
+    }
+
+    /**
+     * Reads a repeat whose header is the current line (keyword at token k) and its body up to the
+     * matching {@code end}; {@code scope} holds the enclosing repeats' variables.
+     */
+    private RepeatItem readRepeat(int k, String[] scope, int scopeSize) {
+        if (k == 1) {
+            throw error(0, "repeat takes no time (a time goes on a line of its body)");
+        }
+        int line = lineNumber;
+        int column = column(k);
+        String usage = "expected 'repeat N as VAR [every=T]'";
+        if (tokens < k + 2) {
+            throw error(k, usage);
+        }
+        if (token(k + 1).equalsIgnoreCase("as")) {
+            throw error(k + 1, "expected a repeat count before 'as'");
+        }
+        if (tokens < k + 3) {
+            throw Values.error(file, lineNumber, ends[k + 1] + 1, "expected 'as' after the repeat count");
+        }
+        if (!token(k + 2).equalsIgnoreCase("as")) {
+            throw error(k + 2, "expected 'as' after the repeat count, got '" + token(k + 2) + "'");
+        }
+        if (tokens < k + 4) {
+            throw Values.error(file, lineNumber, ends[k + 2] + 1, "expected a variable name after 'as'");
+        }
+        if (scopeSize == TimeSpec.MAX_ANCHORS) {
+            throw error(k, "repeats nest at most " + TimeSpec.MAX_ANCHORS + " deep");
+        }
+        Template count = Template.compile(text, starts[k + 1], ends[k + 1], column(k + 1), scope, scopeSize, file, line);
+        String var = token(k + 3);
+        if (!isIdentifier(var)) {
+            throw error(k + 3, "expected a variable name (a letter or '_', then letters, digits or '_'), got '" + var + "'");
+        }
+        for (int d = 0; d < scopeSize; d++) {
+            if (scope[d].equals(var)) {
+                throw error(k + 3, "variable '" + var + "' is already used by an enclosing repeat");
+            }
+        }
+        Template every = null;
+        int everyColumn = 0;
+        for (int t = k + 4; t < tokens; t++) {
+            int eq = equalsSign(t);
+            if (eq < 0) {
+                throw error(t, "unexpected '" + token(t) + "' (" + usage + ")");
+            }
+            String key = TraceLine.lower(text.substring(starts[t], eq));
+            if (!key.equals("every")) {
+                throw error(t, "unknown key '" + key + "' for repeat (expected every)"
+                        + Suggest.didYouMean(key, new String[] {"every"}));
+            }
+            if (every != null) {
+                throw error(t, "key 'every' is given twice");
+            }
+            if (eq + 1 == ends[t]) {
+                throw Values.error(file, lineNumber, eq + 2, "expected a value after '" + token(t) + "'");
+            }
+            everyColumn = eq + 2;
+            every = Template.compile(text, eq + 1, ends[t], everyColumn, scope, scopeSize, file, line);
+        }
+        RepeatItem r = new RepeatItem(line, column, count, column(k + 1), var, every, everyColumn);
+        // Literal count and every are checked now, with the rest of the header.
+        if (count.isLiteral()) {
+            Values.integer(count.literal, file, line, r.countColumn);
+        }
+        if (every != null && every.isLiteral()) {
+            Values.time(every.literal, file, line, everyColumn);
+        }
+        scope[scopeSize] = var;
+        List<Object> body = new ArrayList<>();
+        while (true) {
+            if (!readLine()) {
+                throw Values.error(file, line, column, "repeat without a matching 'end'");
+            }
+            if (tokens == 0) {
+                continue;
+            }
+            int kk = keywordToken();
+            String word = TraceLine.lower(token(kk));
+            if (word.equals("end")) {
+                if (kk == 1) {
+                    throw error(0, "end takes no time");
+                }
+                if (tokens > 1) {
+                    throw error(1, "unexpected '" + token(1) + "' after 'end'");
+                }
+                break;
+            }
+            if (word.equals("repeat")) {
+                body.add(readRepeat(kk, scope, scopeSize + 1));
+            } else {
+                body.add(compileLine(kk, word, scope, scopeSize + 1));
+            }
+        }
+        if (body.isEmpty()) {
+            throw Values.error(file, line, column, "repeat has an empty body (expected lines before its 'end')");
+        }
+        r.body = body.toArray();
+        return r;
+    }
+
+    private static boolean isIdentifier(String s) {
+        if (s.isEmpty() || !(Character.isLetter(s.charAt(0)) || s.charAt(0) == '_')) {
+            return false;
+        }
+        for (int i = 1; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!(Character.isLetterOrDigit(c) || c == '_')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ---- expanding ----
+
+    private void startRepeat(RepeatItem r) {
+        Frame f = frames[depth];
+        if (f == null) {
+            f = new Frame();
+            frames[depth] = f;
+        }
+        f.repeat = r;
+        f.count = Values.integer(r.count.eval(vars, scratch), file, r.line, r.countColumn);
+        f.every = r.every == null ? -1 : Values.time(r.every.eval(vars, scratch), file, r.line, r.everyColumn);
+        if (f.count == 0) {
+            return;
+        }
+        f.savedBase = cursorBase;
+        f.savedOffset = cursorOffset;
+        f.emittedAtStart = emitted;
+        f.startBase = cursorBase;
+        f.startOffset = cursorOffset;
+        f.iteration = 0;
+        depth++;
+        startIteration(f);
+    }
+
+    private void startIteration(Frame f) {
+        vars[depth - 1] = f.iteration;
+        if (f.every >= 0) {
+            try {
+                cursorBase = f.startBase;
+                cursorOffset = Math.addExact(f.startOffset, Math.multiplyExact(f.iteration, f.every));
+            } catch (ArithmeticException e) {
+                throw Values.error(file, f.repeat.line, f.repeat.everyColumn, "iteration " + f.iteration
+                        + " of this repeat starts beyond the largest time");
+            }
+        }
+        // Without every, the iteration starts where the previous one left the cursor.
+        f.iterationBase = cursorBase;
+        f.iterationOffset = cursorOffset;
+        f.index = 0;
+    }
+
+    private void endFrame(Frame f) {
+        depth--;
+        if (emitted == f.emittedAtStart) {
+            cursorBase = f.savedBase;
+            cursorOffset = f.savedOffset;
+        } else {
+            cursorBase = PREV;
+            cursorOffset = 0;
+        }
+        f.repeat = null;
+    }
+
+    /** The time spec of a line whose own time is sign/offset; updates the cursor and anchors. */
+    private TimeSpec timeOf(char sign, long offset, int line, int column) {
+        TimeSpec spec;
+        if (sign == '@' && depth == 0) {
+            spec = TimeSpec.absolute(offset);
+        } else {
+            int base;
+            long at;
+            if (sign == '@') {
+                Frame f = frames[depth - 1];
+                base = f.iterationBase;
+                at = f.iterationOffset;
+            } else {
+                base = cursorBase;
+                at = cursorOffset;
+            }
+            try {
+                at = Math.addExact(at, offset);
+            } catch (ArithmeticException e) {
+                throw Values.error(file, line, column, "this line's time is beyond the largest time");
+            }
+            if (base == PREV) {
+                spec = sign == 0 && at == 0 ? TimeSpec.NONE : TimeSpec.relative(at);
+                int anchor = materialize(at);
+                if (anchor >= 0) {
+                    spec = spec.settingAnchor(anchor);
+                }
+            } else {
+                spec = TimeSpec.anchored(base, at);
+            }
+        }
+        cursorBase = PREV;
+        cursorOffset = 0;
+        emitted++;
+        return spec;
+    }
+
+    /**
+     * A line at (previous line + lineOffset) runs now: every point still waiting for "the previous
+     * line's time" becomes relative to this line's time, held in the anchor of the outermost repeat
+     * with such a point. Returns that anchor, or -1 when no point was waiting.
+     */
+    private int materialize(long lineOffset) {
+        int anchor = -1;
+        for (int d = 0; d < depth; d++) {
+            Frame f = frames[d];
+            if (f.startBase == PREV || f.iterationBase == PREV || f.savedBase == PREV) {
+                if (anchor < 0) {
+                    anchor = d;
+                }
+                if (f.startBase == PREV) {
+                    f.startBase = anchor;
+                    f.startOffset -= lineOffset;
+                }
+                if (f.iterationBase == PREV) {
+                    f.iterationBase = anchor;
+                    f.iterationOffset -= lineOffset;
+                }
+                if (f.savedBase == PREV) {
+                    f.savedBase = anchor;
+                    f.savedOffset -= lineOffset;
+                }
+            }
+        }
+        return anchor;
+    }
+
+    /** One open repeat: where it is in its body and the time points its lines are placed against. */
+    private static final class Frame {
+        RepeatItem repeat;
+        long count;
+        long every;
+        long iteration;
+        int index;
+        long emittedAtStart;
+        /** The repeat's start (used with every), its current iteration's start, and the cursor before it. */
+        int startBase;
+        long startOffset;
+        int iterationBase;
+        long iterationOffset;
+        int savedBase;
+        long savedOffset;
+    }
+
+    /** A repeat as read: header templates and the compiled body (LineItem or RepeatItem). */
+    private static final class RepeatItem {
+        final int line;
+        final int column;
+        final Template count;
+        final int countColumn;
+        final String var;
+        final Template every;
+        final int everyColumn;
+        Object[] body;
+
+        RepeatItem(int line, int column, Template count, int countColumn, String var, Template every, int everyColumn) {
+            this.line = line;
+            this.column = column;
+            this.count = count;
+            this.countColumn = countColumn;
+            this.var = var;
+            this.every = every;
+            this.everyColumn = everyColumn;
+        }
+    }
+
+    /**
+     * A compiled declaration or call: its tokens split into slots, literal values parsed once, and the
+     * slots with expressions listed for evaluation per expansion.
+     */
+    private final class LineItem {
+        final Schema.Keyword keyword;
+        final int line;
+        final int column;
+        char timeSign;
+        int timeColumn;
+        Template time;
+        long timeValue;
+        Template[] templates;
+        int[] columns;
+        boolean[] exact;
+        String[] text;
+        long[] numbers;
+        Object[] objects;
+        /** Slots whose text has expressions. */
+        int[] dynamic;
+
+        LineItem(Schema.Keyword keyword, int line, int column) {
+            this.keyword = keyword;
+            this.line = line;
+            this.column = column;
+        }
+
+        void finish(Template[] templates, int[] columns, String file) {
+            int slots = templates.length;
+            this.templates = templates;
+            this.columns = columns;
+            this.exact = new boolean[slots];
+            this.text = new String[slots];
+            this.numbers = new long[slots];
+            this.objects = keyword.anyStructured ? new Object[slots] : null;
+            int[] dyn = new int[slots];
+            int n = 0;
+            for (int s = 0; s < slots; s++) {
+                Template t = templates[s];
+                if (t == null) {
+                    continue;
+                }
+                if (t.isLiteral()) {
+                    exact[s] = true;
+                    text[s] = parseSlot(keyword, s, t.literal, file, line, columns[s], true, numbers, objects);
+                } else {
+                    dyn[n++] = s;
+                }
+            }
+            dynamic = Arrays.copyOf(dyn, n);
+        }
+
+        /** The trace line for the current repeat variables, with its time. */
+        TraceLine expand() {
+            long own = 0;
+            if (timeSign != 0) {
+                own = time.isLiteral() ? timeValue : Values.time(time.eval(vars, scratch), file, line, timeColumn);
+            }
+            String[] t = text;
+            long[] num = numbers;
+            Object[] obj = objects;
+            if (dynamic.length > 0) {
+                t = t.clone();
+                num = num.clone();
+                obj = obj == null ? null : obj.clone();
+                for (int s : dynamic) {
+                    t[s] = parseSlot(keyword, s, templates[s].eval(vars, scratch), file, line, columns[s], false, num, obj);
+                }
+            }
+            TimeSpec spec = timeOf(timeSign, own, line, timeSign != 0 ? timeColumn : column);
+            return new TraceLine(keyword, file, line, column, spec, t, columns, num, obj, exact);
+        }
+    }
+
+    /**
+     * Checks a slot's text against its kind and stores the parsed value; returns the text to keep
+     * (flag-like choices in lower case).
+     */
+    static String parseSlot(Schema.Keyword kw, int slot, String value, String file, int line, int col, boolean exact,
+            long[] numbers, Object[] objects) {
+        Schema.Arg arg = kw.args[slot];
+        switch (arg.kind()) {
+            case HOST -> Values.hostName(value, file, line, col);
+            case OBJECT -> Values.objectName(value, file, line, col);
+            case INTEGER -> numbers[slot] = Values.integer(value, file, line, col);
+            case SIZE -> numbers[slot] = Values.size(value, file, line, col);
+            case TIME -> numbers[slot] = Values.time(value, file, line, col);
+            case CALL_FLAGS -> numbers[slot] = Values.callFlags(value, file, line, col, exact);
+            case MR_FLAGS -> numbers[slot] = Values.mrFlags(value, file, line, col, exact);
+            case NOTIFY -> numbers[slot] = Values.notifyType(value, file, line, col);
+            case BUFFERS -> objects[slot] = Values.buffers(value, file, line, col, exact);
+            case REMOTE -> objects[slot] = Values.remote(value, file, line, col, exact);
+            case BYTES -> objects[slot] = Values.bytes(value, file, line, col);
+            case FILL -> objects[slot] = Values.fill(value, file, line, col, exact);
+            case SETTINGS -> objects[slot] = Values.settings(value, file, line, col, exact);
+            case POLL -> {
+                String v = TraceLine.lower(value);
+                if (!v.equals("auto") && !v.equals("manual")) {
+                    throw Values.error(file, line, col, "expected poll=auto or poll=manual, got '" + value + "'");
+                }
+                return v;
+            }
+            case TEXT -> { }
+            default -> throw new IllegalStateException("kind " + arg.kind());
+        }
+        return value;
+    }
+}
