@@ -1,36 +1,25 @@
 package dev.rdmasim.traces.format;
 
+import java.util.Arrays;
+
 /**
  * A compiled {@code ${...}} expression: integer arithmetic ({@code + - * / %}, parentheses, unary
- * minus) on decimal or {@code 0x} constants and repeat variables, as postfix code evaluated against
- * the variables' current values (indexed by repeat depth). Division truncates toward zero and
- * {@code %} takes the dividend's sign, as in Java; overflow is an error.
+ * minus) on decimal or {@code 0x} constants and repeat variables, as a tree evaluated against the
+ * variables' current values (indexed by repeat depth). Division truncates toward zero and {@code %}
+ * takes the dividend's sign, as in Java; overflow and division by zero are errors at the {@code $}.
+ * Constant subtrees are folded, and {@code %} or {@code /} by a constant power of two on a
+ * non-negative value become a mask or shift: an expansion evaluates these per line.
  */
 final class Expr {
-    private static final int CONST = 0;
-    private static final int VAR = 1;
-    private static final int ADD = 2;
-    private static final int SUB = 3;
-    private static final int MUL = 4;
-    private static final int DIV = 5;
-    private static final int MOD = 6;
-    private static final int NEG = 7;
-
-    /** Opcodes, each CONST or VAR followed by its operand. */
-    private final int[] code;
-    private final long[] constants;
-    /** Evaluation stack, reused: an Expr belongs to one reader's compiled repeat body. */
-    private final long[] stack;
+    private final Node root;
     /** The expression as written, {@code ${...}}, for messages. */
     private final String text;
     private final String file;
     private final int line;
     private final int column;
 
-    private Expr(int[] code, long[] constants, int stackDepth, String text, String file, int line, int column) {
-        this.code = code;
-        this.constants = constants;
-        this.stack = new long[stackDepth];
+    private Expr(Node root, String text, String file, int line, int column) {
+        this.root = root;
         this.text = text;
         this.file = file;
         this.line = line;
@@ -39,52 +28,13 @@ final class Expr {
 
     /** The value for these variable values (vars[d] is the variable of the repeat at depth d). */
     long eval(long[] vars) {
-        long[] stack = this.stack;
-        int sp = 0;
-        int[] c = code;
         try {
-            for (int pc = 0; pc < c.length; pc++) {
-                switch (c[pc]) {
-                    case CONST -> stack[sp++] = constants[c[++pc]];
-                    case VAR -> stack[sp++] = vars[c[++pc]];
-                    case NEG -> stack[sp - 1] = Math.negateExact(stack[sp - 1]);
-                    default -> {
-                        long b = stack[--sp];
-                        long a = stack[sp - 1];
-                        stack[sp - 1] = apply(c[pc], a, b);
-                    }
-                }
-            }
+            return root.eval(vars);
+        } catch (DivisionByZero e) {
+            throw Values.error(file, line, column, "division by zero in " + text);
         } catch (ArithmeticException e) {
-            throw error("integer overflow in " + text);
+            throw Values.error(file, line, column, "integer overflow in " + text);
         }
-        return stack[0];
-    }
-
-    private long apply(int op, long a, long b) {
-        switch (op) {
-            case ADD:
-                return Math.addExact(a, b);
-            case SUB:
-                return Math.subtractExact(a, b);
-            case MUL:
-                return Math.multiplyExact(a, b);
-            default:
-                if (b == 0) {
-                    throw error("division by zero in " + text);
-                }
-                if (op == DIV) {
-                    if (a == Long.MIN_VALUE && b == -1) {
-                        throw new ArithmeticException();
-                    }
-                    return a / b;
-                }
-                return a % b;
-        }
-    }
-
-    private TraceError error(String message) {
-        return Values.error(file, line, column, message);
     }
 
     /**
@@ -93,22 +43,139 @@ final class Expr {
      * {@code column}, where the {@code $} is.
      */
     static Expr compile(String src, int from, int to, String[] scope, int scopeSize, String file, int line, int column) {
-        Compiler c = new Compiler(src, from, to, scope, scopeSize, file, line, column);
-        c.skipSpaces();
-        if (c.pos == to) {
+        Parser p = new Parser(src, from, to, scope, scopeSize, file, line, column);
+        p.skipSpaces();
+        if (p.pos == to) {
             throw Values.error(file, line, column, "empty expression ${}");
         }
-        c.sum();
-        c.skipSpaces();
-        if (c.pos < to) {
-            throw c.unexpected();
+        Node root = p.sum();
+        p.skipSpaces();
+        if (p.pos < to) {
+            throw p.unexpected();
         }
-        return new Expr(java.util.Arrays.copyOf(c.code, c.codeLength), java.util.Arrays.copyOf(c.constants, c.constantCount),
-                Math.max(1, c.maxDepth), c.text, file, line, column);
+        return new Expr(root, p.text, file, line, column);
     }
 
-    /** Recursive descent over the expression; emits postfix code. */
-    private static final class Compiler {
+    /** Thrown by a node dividing by zero; the expression turns it into a {@link TraceError}. */
+    private static final class DivisionByZero extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        static final DivisionByZero INSTANCE = new DivisionByZero();
+
+        private DivisionByZero() {
+            super("division by zero", null, false, false);
+        }
+    }
+
+    private abstract static class Node {
+        abstract long eval(long[] vars);
+    }
+
+    private static final class Const extends Node {
+        final long value;
+
+        Const(long value) {
+            this.value = value;
+        }
+
+        @Override
+        long eval(long[] vars) {
+            return value;
+        }
+    }
+
+    private static final class Var extends Node {
+        final int depth;
+
+        Var(int depth) {
+            this.depth = depth;
+        }
+
+        @Override
+        long eval(long[] vars) {
+            return vars[depth];
+        }
+    }
+
+    private static final class Neg extends Node {
+        final Node a;
+
+        Neg(Node a) {
+            this.a = a;
+        }
+
+        @Override
+        long eval(long[] vars) {
+            return Math.negateExact(a.eval(vars));
+        }
+    }
+
+    private static final class Binary extends Node {
+        final char op;
+        final Node a;
+        final Node b;
+
+        Binary(char op, Node a, Node b) {
+            this.op = op;
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        long eval(long[] vars) {
+            return apply(op, a.eval(vars), b.eval(vars));
+        }
+
+        static long apply(char op, long x, long y) {
+            switch (op) {
+                case '+':
+                    return Math.addExact(x, y);
+                case '-':
+                    return Math.subtractExact(x, y);
+                case '*':
+                    return Math.multiplyExact(x, y);
+                case '/':
+                    if (y == 0) {
+                        throw DivisionByZero.INSTANCE;
+                    }
+                    if (x == Long.MIN_VALUE && y == -1) {
+                        throw new ArithmeticException("overflow");
+                    }
+                    return x / y;
+                default:
+                    if (y == 0) {
+                        throw DivisionByZero.INSTANCE;
+                    }
+                    return x % y;
+            }
+        }
+    }
+
+    /** {@code a % 2^k} or {@code a / 2^k}: a mask or shift when {@code a >= 0}. */
+    private static final class PowerOfTwo extends Node {
+        final boolean modulo;
+        final Node a;
+        final long divisor;
+        final int shift;
+
+        PowerOfTwo(boolean modulo, Node a, long divisor) {
+            this.modulo = modulo;
+            this.a = a;
+            this.divisor = divisor;
+            this.shift = Long.numberOfTrailingZeros(divisor);
+        }
+
+        @Override
+        long eval(long[] vars) {
+            long x = a.eval(vars);
+            if (x >= 0) {
+                return modulo ? x & (divisor - 1) : x >>> shift;
+            }
+            return modulo ? x % divisor : x / divisor;
+        }
+    }
+
+    /** Recursive descent over the expression, building the tree. */
+    private static final class Parser {
         final String src;
         final int to;
         final String[] scope;
@@ -118,14 +185,8 @@ final class Expr {
         final int column;
         final String text;
         int pos;
-        int[] code = new int[16];
-        int codeLength;
-        long[] constants = new long[4];
-        int constantCount;
-        int depth;
-        int maxDepth;
 
-        Compiler(String src, int from, int to, String[] scope, int scopeSize, String file, int line, int column) {
+        Parser(String src, int from, int to, String[] scope, int scopeSize, String file, int line, int column) {
             this.src = src;
             this.pos = from;
             this.to = to;
@@ -137,50 +198,71 @@ final class Expr {
             this.text = "${" + src.substring(from, to) + "}";
         }
 
-        void sum() {
-            product();
+        Node sum() {
+            Node left = product();
             while (true) {
                 skipSpaces();
                 if (pos < to && (src.charAt(pos) == '+' || src.charAt(pos) == '-')) {
-                    int op = src.charAt(pos++) == '+' ? ADD : SUB;
-                    product();
-                    emit(op, -1);
+                    char op = src.charAt(pos++);
+                    left = binary(op, left, product());
                 } else {
-                    return;
+                    return left;
                 }
             }
         }
 
-        void product() {
-            unary();
+        Node product() {
+            Node left = unary();
             while (true) {
                 skipSpaces();
                 char ch = pos < to ? src.charAt(pos) : 0;
                 if (ch == '*' || ch == '/' || ch == '%') {
                     pos++;
-                    unary();
-                    emit(ch == '*' ? MUL : ch == '/' ? DIV : MOD, -1);
+                    left = binary(ch, left, unary());
                 } else {
-                    return;
+                    return left;
                 }
             }
         }
 
-        void unary() {
+        Node unary() {
             skipSpaces();
             if (pos < to && src.charAt(pos) == '-') {
                 pos++;
-                unary();
-                emit(NEG, 0);
-            } else if (pos < to && src.charAt(pos) == '+') {
+                Node a = unary();
+                if (a instanceof Const c) {
+                    return new Const(fold(() -> Math.negateExact(c.value)));
+                }
+                return new Neg(a);
+            }
+            if (pos < to && src.charAt(pos) == '+') {
                 pos++;
-                unary();
-            } else {
-                primary();
+                return unary();
+            }
+            return primary();
+        }
+
+        Node binary(char op, Node a, Node b) {
+            if (a instanceof Const x && b instanceof Const y) {
+                return new Const(fold(() -> Binary.apply(op, x.value, y.value)));
+            }
+            if ((op == '%' || op == '/') && b instanceof Const y && y.value > 0 && Long.bitCount(y.value) == 1) {
+                return new PowerOfTwo(op == '%', a, y.value);
+            }
+            return new Binary(op, a, b);
+        }
+
+        long fold(java.util.function.LongSupplier f) {
+            try {
+                return f.getAsLong();
+            } catch (DivisionByZero e) {
+                throw error("division by zero in " + text);
+            } catch (ArithmeticException e) {
+                throw error("integer overflow in " + text);
             }
         }
 
-        void primary() {
+        Node primary() {
             skipSpaces();
             if (pos >= to) {
                 throw error("expected a number, a variable or '(' at the end of " + text);
@@ -188,48 +270,42 @@ final class Expr {
             char ch = src.charAt(pos);
             if (ch == '(') {
                 pos++;
-                sum();
+                Node inner = sum();
                 skipSpaces();
                 if (pos >= to || src.charAt(pos) != ')') {
                     throw error("expected ')' in " + text);
                 }
                 pos++;
-            } else if (ch >= '0' && ch <= '9') {
+                return inner;
+            }
+            if (ch >= '0' && ch <= '9') {
                 int start = pos;
                 while (pos < to && Character.isLetterOrDigit(src.charAt(pos))) {
                     pos++;
                 }
                 String number = src.substring(start, pos);
-                long v;
                 try {
-                    v = Values.integer(number, file, line, column);
+                    return new Const(Values.integer(number, file, line, column));
                 } catch (TraceError e) {
                     throw error("expected a number such as 64 or 0x40 in " + text + ", got '" + number + "'");
                 }
-                if (constantCount == constants.length) {
-                    constants = java.util.Arrays.copyOf(constants, constantCount * 2);
-                }
-                constants[constantCount] = v;
-                emit(CONST, constantCount++);
-            } else if (Character.isLetter(ch) || ch == '_') {
+            }
+            if (Character.isLetter(ch) || ch == '_') {
                 int start = pos;
                 while (pos < to && (Character.isLetterOrDigit(src.charAt(pos)) || src.charAt(pos) == '_')) {
                     pos++;
                 }
                 String name = src.substring(start, pos);
-                int d = scopeSize - 1;
-                while (d >= 0 && !scope[d].equals(name)) {
-                    d--;
+                for (int d = scopeSize - 1; d >= 0; d--) {
+                    if (scope[d].equals(name)) {
+                        return new Var(d);
+                    }
                 }
-                if (d < 0) {
-                    throw error("unknown variable '" + name + "' in " + text + (scopeSize == 0
-                            ? " (no repeat encloses this line)"
-                            : " (variables here: " + String.join(", ", java.util.Arrays.copyOf(scope, scopeSize)) + ")"));
-                }
-                emit(VAR, d);
-            } else {
-                throw unexpected();
+                throw error("unknown variable '" + name + "' in " + text + (scopeSize == 0
+                        ? " (no repeat encloses this line)"
+                        : " (variables here: " + String.join(", ", Arrays.copyOf(scope, scopeSize)) + ")"));
             }
+            throw unexpected();
         }
 
         TraceError unexpected() {
@@ -243,20 +319,6 @@ final class Expr {
         void skipSpaces() {
             while (pos < to && (src.charAt(pos) == ' ' || src.charAt(pos) == '\t')) {
                 pos++;
-            }
-        }
-
-        void emit(int op, int operand) {
-            if (codeLength + 2 > code.length) {
-                code = java.util.Arrays.copyOf(code, code.length * 2);
-            }
-            code[codeLength++] = op;
-            if (op == CONST || op == VAR) {
-                code[codeLength++] = operand;
-                depth++;
-                maxDepth = Math.max(maxDepth, depth);
-            } else if (op != NEG) {
-                depth--;
             }
         }
     }

@@ -40,6 +40,16 @@ final class Template {
         return new Template(null, parts.toArray(new String[0]), exprs.toArray(new Expr[0]));
     }
 
+    /** The only expression when the token is {@code ${...}} followed by literal text, else null. */
+    Expr leadingOnlyExpr() {
+        return exprs != null && exprs.length == 1 && parts[0].isEmpty() ? exprs[0] : null;
+    }
+
+    /** The literal text after the last expression. */
+    String suffix() {
+        return parts == null ? literal : parts[parts.length - 1];
+    }
+
     boolean isLiteral() {
         return literal != null;
     }

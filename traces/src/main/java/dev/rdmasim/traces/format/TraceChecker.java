@@ -29,6 +29,9 @@ public final class TraceChecker {
     private final Path baseDir;
     private final List<Host> hosts = new ArrayList<>(2);
     private final Map<String, Obj> objects = new HashMap<>();
+    private static final int CACHE = 64;
+    private final String[] cachedNames = new String[CACHE];
+    private final Obj[] cachedObjects = new Obj[CACHE];
     private boolean otherDeclarationSeen;
     private long calls;
     private long declarations;
@@ -201,7 +204,15 @@ public final class TraceChecker {
     }
 
     private Obj lookup(String name, Position at, Schema.ObjectKind kind) {
-        Obj o = objects.get(name);
+        // Names of a repeat body's literal values are the same String each iteration: a small
+        // identity cache saves the map lookup; a closed entry falls through to the map.
+        int h = name.hashCode() & (CACHE - 1);
+        Obj o = cachedNames[h] == name ? cachedObjects[h] : null;
+        if (o == null || o.closedAt != null) {
+            o = objects.get(name);
+            cachedNames[h] = name;
+            cachedObjects[h] = o;
+        }
         if (o == null) {
             hostOf(name, at);
             throw new TraceError(at, "unknown object '" + name + "' (declare it with a "

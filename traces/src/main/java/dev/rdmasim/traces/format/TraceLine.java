@@ -16,6 +16,13 @@ import java.util.Map;
  * was expected (for example {@code expected a size such as 4KiB, got '4KB7'}).
  */
 public final class TraceLine {
+    /**
+     * Marks a slot whose value was computed from expressions without building its text; the text is
+     * made from the value when asked for. Compared by identity.
+     */
+    @SuppressWarnings("StringOperationCanBeSimplified")
+    static final String COMPUTED = new String("(computed)");
+
     private final Schema.Keyword keyword;
     private final String file;
     private final int line;
@@ -81,7 +88,7 @@ public final class TraceLine {
     }
 
     public String positional(int i) {
-        return text[checkPositional(i)];
+        return textAt(checkPositional(i));
     }
 
     public Position positionalPosition(int i) {
@@ -94,7 +101,7 @@ public final class TraceLine {
         if (keyword.args[s].kind() == Schema.Kind.NOTIFY) {
             return (int) numbers[s];
         }
-        return Values.notifyType(text[s], file, line, columns[s]);
+        return Values.notifyType(textAt(s), file, line, columns[s]);
     }
 
     private int checkPositional(int i) {
@@ -118,12 +125,37 @@ public final class TraceLine {
     }
 
     public String text(String key) {
-        return text[present(key)];
+        return textAt(present(key));
     }
 
     public String text(String key, String dflt) {
         int s = keyword.slotOrThrow(key);
-        return text[s] == null ? dflt : text[s];
+        return text[s] == null ? dflt : textAt(s);
+    }
+
+    /** A slot's text; for a computed value, its canonical form (sizes in bytes, times in ps). */
+    private String textAt(int s) {
+        String t = text[s];
+        if (t != COMPUTED) {
+            return t;
+        }
+        switch (keyword.args[s].kind()) {
+            case TIME:
+                return numbers[s] + "ps";
+            case BUFFERS:
+                StringBuilder b = new StringBuilder();
+                for (Object o : (List<?>) objects[s]) {
+                    Buffer buf = (Buffer) o;
+                    b.append(b.length() == 0 ? "" : ",").append(buf.mr()).append('+').append(buf.offset()).append(':')
+                            .append(buf.length());
+                }
+                return b.toString();
+            case REMOTE:
+                Remote r = (Remote) objects[s];
+                return r.mr() + "+" + r.offset();
+            default:
+                return Long.toString(numbers[s]);
+        }
     }
 
     /** A non-negative decimal or {@code 0x} hexadecimal integer. */
@@ -137,7 +169,7 @@ public final class TraceLine {
     }
 
     private long integerAt(int s) {
-        return ownKind(s, Schema.Kind.INTEGER) ? numbers[s] : Values.integer(text[s], file, line, columns[s]);
+        return ownKind(s, Schema.Kind.INTEGER) ? numbers[s] : Values.integer(textAt(s), file, line, columns[s]);
     }
 
     /** Bytes, from an integer with an optional unit B, KB, KiB, MB, MiB, GB, GiB, TB or TiB. */
@@ -151,7 +183,7 @@ public final class TraceLine {
     }
 
     private long sizeAt(int s) {
-        return ownKind(s, Schema.Kind.SIZE) ? numbers[s] : Values.size(text[s], file, line, columns[s]);
+        return ownKind(s, Schema.Kind.SIZE) ? numbers[s] : Values.size(textAt(s), file, line, columns[s]);
     }
 
     /** Picoseconds, from a decimal number with a unit ps, ns, us, ms or s. */
@@ -165,7 +197,7 @@ public final class TraceLine {
     }
 
     private long timeAt(int s) {
-        return ownKind(s, Schema.Kind.TIME) ? numbers[s] : Values.time(text[s], file, line, columns[s]);
+        return ownKind(s, Schema.Kind.TIME) ? numbers[s] : Values.time(textAt(s), file, line, columns[s]);
     }
 
     /** {@code NDK_OP_FLAG_*} values; 0 when absent. */
@@ -175,7 +207,7 @@ public final class TraceLine {
             return 0;
         }
         return ownKind(s, Schema.Kind.CALL_FLAGS) ? (int) numbers[s]
-                : Values.callFlags(text[s], file, line, columns[s], exact[s]);
+                : Values.callFlags(textAt(s), file, line, columns[s], exact[s]);
     }
 
     /** {@code NDK_MR_FLAG_*} values; 0 (local read only) when absent. */
@@ -185,7 +217,7 @@ public final class TraceLine {
             return 0;
         }
         return ownKind(s, Schema.Kind.MR_FLAGS) ? (int) numbers[s]
-                : Values.mrFlags(text[s], file, line, columns[s], exact[s]);
+                : Values.mrFlags(textAt(s), file, line, columns[s], exact[s]);
     }
 
     /** The buffers of a comma-separated {@code MR+OFFSET:LENGTH} list; empty when absent. */
@@ -196,18 +228,18 @@ public final class TraceLine {
             return Collections.emptyList();
         }
         return ownKind(s, Schema.Kind.BUFFERS) ? (List<Buffer>) objects[s]
-                : Values.buffers(text[s], file, line, columns[s], exact[s]);
+                : Values.buffers(textAt(s), file, line, columns[s], exact[s]);
     }
 
     public Remote remote(String key) {
         int s = present(key);
-        return ownKind(s, Schema.Kind.REMOTE) ? (Remote) objects[s] : Values.remote(text[s], file, line, columns[s], exact[s]);
+        return ownKind(s, Schema.Kind.REMOTE) ? (Remote) objects[s] : Values.remote(textAt(s), file, line, columns[s], exact[s]);
     }
 
     /** The bytes of a hexadecimal value (a fresh array). */
     public byte[] bytes(String key) {
         int s = present(key);
-        return ownKind(s, Schema.Kind.BYTES) ? ((byte[]) objects[s]).clone() : Values.bytes(text[s], file, line, columns[s]);
+        return ownKind(s, Schema.Kind.BYTES) ? ((byte[]) objects[s]).clone() : Values.bytes(textAt(s), file, line, columns[s]);
     }
 
     /** The bytes of a hexadecimal value, or an empty array when absent. */
@@ -221,7 +253,7 @@ public final class TraceLine {
         if (text[s] == null) {
             return Fill.ZERO;
         }
-        return ownKind(s, Schema.Kind.FILL) ? (Fill) objects[s] : Values.fill(text[s], file, line, columns[s], exact[s]);
+        return ownKind(s, Schema.Kind.FILL) ? (Fill) objects[s] : Values.fill(textAt(s), file, line, columns[s], exact[s]);
     }
 
     /** A host's {@code set=KEY=VALUE,...} profile settings in order; empty when absent. */
@@ -232,7 +264,7 @@ public final class TraceLine {
             return Collections.emptyMap();
         }
         return ownKind(s, Schema.Kind.SETTINGS) ? (Map<String, String>) objects[s]
-                : Values.settings(text[s], file, line, columns[s], exact[s]);
+                : Values.settings(textAt(s), file, line, columns[s], exact[s]);
     }
 
     private boolean ownKind(int slot, Schema.Kind kind) {
@@ -267,7 +299,7 @@ public final class TraceLine {
             if (s >= keyword.positionals) {
                 b.append(keyword.args[s].name()).append('=');
             }
-            b.append(text[s]);
+            b.append(textAt(s));
         }
         return b.toString();
     }

@@ -231,13 +231,12 @@ public final class TraceReader implements AutoCloseable {
             }
             item.timeSign = text.charAt(starts[0]);
             item.timeColumn = column(0) + 1;
-            item.time = Template.compile(text, starts[0] + 1, ends[0], item.timeColumn, scope, scopeSize, file, lineNumber);
-            if (item.time.isLiteral()) {
-                item.timeValue = Values.time(item.time.literal, file, lineNumber, item.timeColumn);
-            }
+            item.time = NumberTemplate.compile(Template.compile(text, starts[0] + 1, ends[0], item.timeColumn, scope,
+                    scopeSize, file, lineNumber), Schema.Kind.TIME, file, lineNumber, item.timeColumn);
         }
         int slots = kw.slots();
-        Template[] templates = new Template[slots];
+        int[] from = new int[slots];
+        int[] to = new int[slots];
         int[] columns = new int[slots];
         int positional = 0;
         int firstKey = -1;
@@ -252,8 +251,8 @@ public final class TraceReader implements AutoCloseable {
                     throw error(t, "unexpected argument '" + token(t) + "' (" + usage(kw) + ")");
                 }
                 columns[positional] = column(t);
-                templates[positional] = Template.compile(text, starts[t], ends[t], column(t), scope, scopeSize, file,
-                        lineNumber);
+                from[positional] = starts[t];
+                to[positional] = ends[t];
                 positional++;
                 continue;
             }
@@ -273,24 +272,25 @@ public final class TraceReader implements AutoCloseable {
                         ? " (" + kw.name + " takes no keys)"
                         : " (expected " + String.join(", ", kw.keys) + ")" + Suggest.didYouMean(key, kw.keys)));
             }
-            if (templates[slot] != null) {
+            if (to[slot] != 0) {
                 throw error(t, "key '" + key + "' is given twice");
             }
             if (eq + 1 == ends[t]) {
                 throw Values.error(file, lineNumber, eq + 2, "expected a value after '" + token(t) + "'");
             }
             columns[slot] = eq + 2;
-            templates[slot] = Template.compile(text, eq + 1, ends[t], eq + 2, scope, scopeSize, file, lineNumber);
+            from[slot] = eq + 1;
+            to[slot] = ends[t];
         }
         if (positional < kw.positionals) {
             throw error(k, "missing " + kw.args[positional].name() + " (" + usage(kw) + ")");
         }
         for (int s = kw.positionals; s < slots; s++) {
-            if (templates[s] == null && kw.args[s].required()) {
+            if (to[s] == 0 && kw.args[s].required()) {
                 throw error(k, "missing required key '" + kw.args[s].name() + "' for " + kw.name);
             }
         }
-        item.finish(templates, columns, file);
+        item.finish(text, from, to, columns, scope, scopeSize);
         return item;
     }
 
@@ -341,7 +341,9 @@ public final class TraceReader implements AutoCloseable {
         if (scopeSize == TimeSpec.MAX_ANCHORS) {
             throw error(k, "repeats nest at most " + TimeSpec.MAX_ANCHORS + " deep");
         }
-        Template count = Template.compile(text, starts[k + 1], ends[k + 1], column(k + 1), scope, scopeSize, file, line);
+        // A literal count or every is checked here, with the rest of the header.
+        NumberTemplate count = NumberTemplate.compile(Template.compile(text, starts[k + 1], ends[k + 1], column(k + 1),
+                scope, scopeSize, file, line), Schema.Kind.INTEGER, file, line, column(k + 1));
         String var = token(k + 3);
         if (!isIdentifier(var)) {
             throw error(k + 3, "expected a variable name (a letter or '_', then letters, digits or '_'), got '" + var + "'");
@@ -351,7 +353,7 @@ public final class TraceReader implements AutoCloseable {
                 throw error(k + 3, "variable '" + var + "' is already used by an enclosing repeat");
             }
         }
-        Template every = null;
+        NumberTemplate every = null;
         int everyColumn = 0;
         for (int t = k + 4; t < tokens; t++) {
             int eq = equalsSign(t);
@@ -370,16 +372,10 @@ public final class TraceReader implements AutoCloseable {
                 throw Values.error(file, lineNumber, eq + 2, "expected a value after '" + token(t) + "'");
             }
             everyColumn = eq + 2;
-            every = Template.compile(text, eq + 1, ends[t], everyColumn, scope, scopeSize, file, line);
+            every = NumberTemplate.compile(Template.compile(text, eq + 1, ends[t], everyColumn, scope, scopeSize, file,
+                    line), Schema.Kind.TIME, file, line, everyColumn);
         }
-        RepeatItem r = new RepeatItem(line, column, count, column(k + 1), var, every, everyColumn);
-        // Literal count and every are checked now, with the rest of the header.
-        if (count.isLiteral()) {
-            Values.integer(count.literal, file, line, r.countColumn);
-        }
-        if (every != null && every.isLiteral()) {
-            Values.time(every.literal, file, line, everyColumn);
-        }
+        RepeatItem r = new RepeatItem(line, column, count, var, every, everyColumn);
         scope[scopeSize] = var;
         List<Object> body = new ArrayList<>();
         while (true) {
@@ -435,8 +431,8 @@ public final class TraceReader implements AutoCloseable {
             frames[depth] = f;
         }
         f.repeat = r;
-        f.count = Values.integer(r.count.eval(vars, scratch), file, r.line, r.countColumn);
-        f.every = r.every == null ? -1 : Values.time(r.every.eval(vars, scratch), file, r.line, r.everyColumn);
+        f.count = r.count.eval(vars, scratch);
+        f.every = r.every == null ? -1 : r.every.eval(vars, scratch);
         if (f.count == 0) {
             return;
         }
@@ -567,18 +563,16 @@ public final class TraceReader implements AutoCloseable {
     private static final class RepeatItem {
         final int line;
         final int column;
-        final Template count;
-        final int countColumn;
+        final NumberTemplate count;
         final String var;
-        final Template every;
+        final NumberTemplate every;
         final int everyColumn;
         Object[] body;
 
-        RepeatItem(int line, int column, Template count, int countColumn, String var, Template every, int everyColumn) {
+        RepeatItem(int line, int column, NumberTemplate count, String var, NumberTemplate every, int everyColumn) {
             this.line = line;
             this.column = column;
             this.count = count;
-            this.countColumn = countColumn;
             this.var = var;
             this.every = every;
             this.everyColumn = everyColumn;
@@ -595,16 +589,14 @@ public final class TraceReader implements AutoCloseable {
         final int column;
         char timeSign;
         int timeColumn;
-        Template time;
-        long timeValue;
-        Template[] templates;
+        NumberTemplate time;
         int[] columns;
         boolean[] exact;
         String[] text;
         long[] numbers;
         Object[] objects;
-        /** Slots whose text has expressions. */
-        int[] dynamic;
+        /** The slots whose values have expressions. */
+        DynamicSlot[] dynamic;
 
         LineItem(Schema.Keyword keyword, int line, int column) {
             this.keyword = keyword;
@@ -612,37 +604,33 @@ public final class TraceReader implements AutoCloseable {
             this.column = column;
         }
 
-        void finish(Template[] templates, int[] columns, String file) {
-            int slots = templates.length;
-            this.templates = templates;
+        /** Parses the literal slots once and compiles the others; slot s is src[from[s], to[s]) (to = 0: absent). */
+        void finish(String src, int[] from, int[] to, int[] columns, String[] scope, int scopeSize) {
+            int slots = from.length;
             this.columns = columns;
             this.exact = new boolean[slots];
             this.text = new String[slots];
             this.numbers = new long[slots];
             this.objects = keyword.anyStructured ? new Object[slots] : null;
-            int[] dyn = new int[slots];
-            int n = 0;
+            List<DynamicSlot> dyn = new ArrayList<>();
             for (int s = 0; s < slots; s++) {
-                Template t = templates[s];
-                if (t == null) {
+                if (to[s] == 0) {
                     continue;
                 }
+                Template t = Template.compile(src, from[s], to[s], columns[s], scope, scopeSize, file, line);
                 if (t.isLiteral()) {
                     exact[s] = true;
-                    text[s] = parseSlot(keyword, s, t.literal, file, line, columns[s], true, numbers, objects);
+                    text[s] = Values.parseSlot(keyword, s, t.literal, file, line, columns[s], true, numbers, objects);
                 } else {
-                    dyn[n++] = s;
+                    dyn.add(DynamicSlot.compile(keyword, s, t, src, from[s], to[s], columns[s], scope, scopeSize, file, line));
                 }
             }
-            dynamic = Arrays.copyOf(dyn, n);
+            dynamic = dyn.toArray(new DynamicSlot[0]);
         }
 
         /** The trace line for the current repeat variables, with its time. */
         TraceLine expand() {
-            long own = 0;
-            if (timeSign != 0) {
-                own = time.isLiteral() ? timeValue : Values.time(time.eval(vars, scratch), file, line, timeColumn);
-            }
+            long own = timeSign == 0 ? 0 : time.eval(vars, scratch);
             String[] t = text;
             long[] num = numbers;
             Object[] obj = objects;
@@ -650,46 +638,12 @@ public final class TraceReader implements AutoCloseable {
                 t = t.clone();
                 num = num.clone();
                 obj = obj == null ? null : obj.clone();
-                for (int s : dynamic) {
-                    t[s] = parseSlot(keyword, s, templates[s].eval(vars, scratch), file, line, columns[s], false, num, obj);
+                for (DynamicSlot d : dynamic) {
+                    t[d.slot] = d.eval(vars, scratch, num, obj);
                 }
             }
             TimeSpec spec = timeOf(timeSign, own, line, timeSign != 0 ? timeColumn : column);
             return new TraceLine(keyword, file, line, column, spec, t, columns, num, obj, exact);
         }
-    }
-
-    /**
-     * Checks a slot's text against its kind and stores the parsed value; returns the text to keep
-     * (flag-like choices in lower case).
-     */
-    static String parseSlot(Schema.Keyword kw, int slot, String value, String file, int line, int col, boolean exact,
-            long[] numbers, Object[] objects) {
-        Schema.Arg arg = kw.args[slot];
-        switch (arg.kind()) {
-            case HOST -> Values.hostName(value, file, line, col);
-            case OBJECT -> Values.objectName(value, file, line, col);
-            case INTEGER -> numbers[slot] = Values.integer(value, file, line, col);
-            case SIZE -> numbers[slot] = Values.size(value, file, line, col);
-            case TIME -> numbers[slot] = Values.time(value, file, line, col);
-            case CALL_FLAGS -> numbers[slot] = Values.callFlags(value, file, line, col, exact);
-            case MR_FLAGS -> numbers[slot] = Values.mrFlags(value, file, line, col, exact);
-            case NOTIFY -> numbers[slot] = Values.notifyType(value, file, line, col);
-            case BUFFERS -> objects[slot] = Values.buffers(value, file, line, col, exact);
-            case REMOTE -> objects[slot] = Values.remote(value, file, line, col, exact);
-            case BYTES -> objects[slot] = Values.bytes(value, file, line, col);
-            case FILL -> objects[slot] = Values.fill(value, file, line, col, exact);
-            case SETTINGS -> objects[slot] = Values.settings(value, file, line, col, exact);
-            case POLL -> {
-                String v = TraceLine.lower(value);
-                if (!v.equals("auto") && !v.equals("manual")) {
-                    throw Values.error(file, line, col, "expected poll=auto or poll=manual, got '" + value + "'");
-                }
-                return v;
-            }
-            case TEXT -> { }
-            default -> throw new IllegalStateException("kind " + arg.kind());
-        }
-        return value;
     }
 }

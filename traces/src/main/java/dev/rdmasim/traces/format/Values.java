@@ -42,6 +42,16 @@ final class Values {
     private Values() {
     }
 
+    /** "expected ... such as ..." for a number kind. */
+    static String example(Schema.Kind kind) {
+        return switch (kind) {
+            case INTEGER -> INTEGER_EXAMPLE;
+            case SIZE -> SIZE_EXAMPLE;
+            case TIME -> TIME_EXAMPLE;
+            default -> throw new IllegalArgumentException("not a number kind: " + kind);
+        };
+    }
+
     static TraceError error(String file, int line, int col, String message) {
         return new TraceError(new Position(file, line, col), message);
     }
@@ -180,6 +190,31 @@ final class Values {
         }
         return v;
     }
+
+    /**
+     * The factor of a unit written after a number of this kind ("" for none): 1 for an integer, the
+     * unit's bytes for a size, its picoseconds for a time; 0 when the unit does not belong to the kind.
+     */
+    static long unitFactor(Schema.Kind kind, String unit) {
+        switch (kind) {
+            case INTEGER:
+                return unit.isEmpty() ? 1 : 0;
+            case SIZE:
+                if (unit.isEmpty()) {
+                    return 1;
+                }
+                int u = indexOfIgnoreCase(SIZE_UNITS, unit, 0, unit.length());
+                return u < 0 ? 0 : SIZE_FACTORS[u];
+            case TIME:
+                int t = indexOfIgnoreCase(TIME_UNITS, unit, 0, unit.length());
+                return t < 0 ? 0 : POWERS_OF_TEN[TIME_DIGITS[t]];
+            default:
+                return 0;
+        }
+    }
+
+    private static final long[] POWERS_OF_TEN = {1, 10, 100, 1000, 10_000, 100_000, 1000_000, 10_000_000,
+        100_000_000, 1000_000_000, 10_000_000_000L, 100_000_000_000L, 1000_000_000_000L};
 
     static int callFlags(String s, String file, int line, int col, boolean exact) {
         return flags(s, CALL_FLAG_NAMES, CALL_FLAG_VALUES, "flag", file, line, col, exact);
@@ -382,5 +417,39 @@ final class Values {
             }
         }
         return -1;
+    }
+
+    /**
+     * Checks a slot's text against its kind and stores the parsed value; returns the text to keep
+     * (flag-like choices in lower case).
+     */
+    static String parseSlot(Schema.Keyword kw, int slot, String value, String file, int line, int col, boolean exact,
+            long[] numbers, Object[] objects) {
+        Schema.Arg arg = kw.args[slot];
+        switch (arg.kind()) {
+            case HOST -> hostName(value, file, line, col);
+            case OBJECT -> objectName(value, file, line, col);
+            case INTEGER -> numbers[slot] = integer(value, file, line, col);
+            case SIZE -> numbers[slot] = size(value, file, line, col);
+            case TIME -> numbers[slot] = time(value, file, line, col);
+            case CALL_FLAGS -> numbers[slot] = callFlags(value, file, line, col, exact);
+            case MR_FLAGS -> numbers[slot] = mrFlags(value, file, line, col, exact);
+            case NOTIFY -> numbers[slot] = notifyType(value, file, line, col);
+            case BUFFERS -> objects[slot] = buffers(value, file, line, col, exact);
+            case REMOTE -> objects[slot] = remote(value, file, line, col, exact);
+            case BYTES -> objects[slot] = bytes(value, file, line, col);
+            case FILL -> objects[slot] = fill(value, file, line, col, exact);
+            case SETTINGS -> objects[slot] = settings(value, file, line, col, exact);
+            case POLL -> {
+                String v = TraceLine.lower(value);
+                if (!v.equals("auto") && !v.equals("manual")) {
+                    throw error(file, line, col, "expected poll=auto or poll=manual, got '" + value + "'");
+                }
+                return v;
+            }
+            case TEXT -> { }
+            default -> throw new IllegalStateException("kind " + arg.kind());
+        }
+        return value;
     }
 }
