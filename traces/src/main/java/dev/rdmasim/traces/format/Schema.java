@@ -11,16 +11,7 @@ import java.util.List;
 final class Schema {
     /** How a value is written. */
     enum Kind {
-        HOST("a host name"), OBJECT("an object name"), INTEGER("an integer"), SIZE("a size"), TIME("a time"),
-        CALL_FLAGS("call flags"), MR_FLAGS("access flags"), NOTIFY("a notification type"), BUFFERS("buffers"),
-        REMOTE("a remote region"), BYTES("bytes"), TEXT("a text"), POLL("auto or manual"), FILL("a fill"),
-        SETTINGS("profile settings");
-
-        final String what;
-
-        Kind(String what) {
-            this.what = what;
-        }
+        HOST, OBJECT, INTEGER, SIZE, TIME, CALL_FLAGS, MR_FLAGS, NOTIFY, BUFFERS, REMOTE, BYTES, TEXT, POLL, FILL, SETTINGS;
 
         /** Kinds parsed to a number kept in the line's {@code long} slot. */
         boolean numeric() {
