@@ -58,6 +58,17 @@ public final class NdkCq extends NdkObject {
         cq.setOverrunHandler(this::onOverrun);
     }
 
+    /**
+     * A simulation aid: {@code listener} runs whenever the adapter writes a completion into this CQ's ring
+     * (the write reaching host memory), which is what a thread busy-polling the CQ notices; the listener
+     * usually calls {@link #getCqResults}. It replaces polling in a loop, which a simulation cannot afford.
+     * Null removes it.
+     */
+    public void setLandedListener(Runnable listener) {
+        checkUsable();
+        hw.setLandedListener(listener);
+    }
+
     /** The depth the CQ was created (or last resized) with. */
     public long depth() {
         return depth;

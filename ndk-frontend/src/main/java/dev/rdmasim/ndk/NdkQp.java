@@ -46,6 +46,7 @@ public final class NdkQp extends NdkObject {
     private long receiveRetired;
     private int deferred;
     private SgeList sges;
+    private int lastWqe = -1;
 
     NdkQp(NdkPd pd, NdkCq receiveCq, NdkCq initiatorCq, Object qpContext, int receiveDepth, int initiatorDepth,
             int maxReceiveSge, int maxInitiatorSge, int inlineDataSize) {
@@ -89,6 +90,14 @@ public final class NdkQp extends NdkObject {
     /** True between connection establishment and an error, flush or disconnect. */
     public boolean isConnected() {
         return connected && !inError;
+    }
+
+    /**
+     * The 16-bit WQE counter of the last initiator request accepted (the index the adapter reports the
+     * request's lifecycle under), or -1 before any. For tools that follow requests through the adapter.
+     */
+    public int lastPostedWqe() {
+        return lastWqe;
     }
 
     /** Initiator requests posted and not yet retired by a completion the consumer took. */
@@ -161,6 +170,7 @@ public final class NdkQp extends NdkObject {
                 | (inline ? SendQueue.INLINE : 0)
                 | (defer ? SendQueue.DEFER : 0);
         long number = initiatorPosted;
+        int wqe = hw.sq().producer() & 0xFFFF;
         if (!hw.sq().post(number, opcode, hwFlags, 0, remoteAddress, remoteToken, list)) {
             // The ring is sized for the depth, so only the host CPU's work queue can be full.
             return fail(STATUS_INSUFFICIENT_RESOURCES);
@@ -169,6 +179,7 @@ public final class NdkQp extends NdkObject {
         initiatorContexts[slot] = requestContext;
         initiatorTypes[slot] = type;
         initiatorPosted++;
+        lastWqe = wqe;
         deferred = defer ? deferred + 1 : 0;
         return STATUS_SUCCESS;
     }

@@ -16,8 +16,10 @@ import java.util.Set;
  * Writes an IEEE 1364 value change dump (VCD) of simulated signals, for viewing in GTKWave. Times are in
  * picoseconds ({@code $timescale 1ps}).
  *
- * <p>Signals are declared first; the header is written at {@link #begin()} or at the first value change,
- * whichever comes first, and no signal can be declared after it. From then on only changes are written, each
+ * <p>Signals are declared first; the header is written at {@link #begin()} or at the first value change after
+ * the instant the writer was made, whichever comes first, and no signal can be declared after it. Changes at
+ * that instant before the header set the signals' initial values, so a setup made at time zero may go on
+ * declaring signals after some blocks have started changing theirs. From then on only changes are written, each
  * preceded by a {@code #time} line when simulated time has moved on. The output depends only on the declarations
  * and the changes, so the same run always gives the same file.
  *
@@ -41,6 +43,8 @@ public final class VcdWriter implements AutoCloseable {
     private boolean headerWritten;
     private boolean closed;
     private long lastTimePs;
+    /** The instant the writer was made: changes then, before the header, set initial values. */
+    private final long startPs;
 
     /**
      * @param out receives the dump; closed by {@link #close()}
@@ -51,6 +55,7 @@ public final class VcdWriter implements AutoCloseable {
         this.out = Objects.requireNonNull(out, "out");
         this.time = Objects.requireNonNull(time, "time");
         this.filter = Objects.requireNonNull(filter, "filter");
+        this.startPs = time.nowPs();
     }
 
     /**
@@ -139,9 +144,17 @@ public final class VcdWriter implements AutoCloseable {
     void writeChange(TracedSignal signal, long value) {
         checkOpen();
         long now = time.nowPs();
+        if (!headerWritten && now == startPs) {
+            // Still setting up at the start instant: the value becomes the initial one, and blocks built later
+            // in the same setup may still declare their signals.
+            signal.value = value;
+            return;
+        }
         if (!headerWritten) {
-            writeHeader(now);
-        } else if (now != lastTimePs) {
+            // The initial values hold from the start instant; the change follows at its own time.
+            writeHeader(startPs);
+        }
+        if (now != lastTimePs) {
             if (now < lastTimePs) {
                 throw new IllegalStateException("simulated time went backwards from " + lastTimePs + " ps to "
                         + now + " ps while setting signal " + signal.fullName());

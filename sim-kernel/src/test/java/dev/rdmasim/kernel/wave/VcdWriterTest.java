@@ -85,7 +85,7 @@ class VcdWriterTest {
     }
 
     @Test
-    void headerIsWrittenAtTheFirstChangeWithoutBegin() {
+    void headerIsWrittenAtTheFirstChangeWithoutBeginWithTheInitialValuesFromTheStart() {
         Signal valid = vcd.signal("valid", 1);
         nowPs = 40;
         valid.set(0);
@@ -99,10 +99,11 @@ class VcdWriterTest {
                 $timescale 1ps $end
                 $var wire 1 ! valid $end
                 $enddefinitions $end
-                #40
+                #0
                 $dumpvars
                 0!
                 $end
+                #40
                 1!
                 """);
     }
@@ -168,11 +169,12 @@ class VcdWriterTest {
         vcd.close();
 
         assertThat(body(out.toString())).isEqualTo("""
-                #100
+                #0
                 $dumpvars
                 b0 !
                 b0 "
                 $end
+                #100
                 b1 !
                 b1 "
                 b11 !
@@ -241,10 +243,24 @@ class VcdWriterTest {
     @Test
     void declaringAfterTheHeaderIsRejected() {
         Signal a = vcd.signal("a", 1);
+        nowPs = 5;
         a.set(1);
 
         assertThatIllegalStateException().isThrownBy(() -> vcd.signal("b", 1))
                 .withMessageContaining("b").withMessageContaining("header");
+    }
+
+    @Test
+    void changesAtTheStartInstantSetInitialValuesAndLeaveDeclarationsOpen() {
+        Signal a = vcd.signal("a", 1);
+        a.set(1);
+        Signal b = vcd.signal("b", 4);
+        b.set(9);
+        nowPs = 10;
+        a.set(0);
+        vcd.close();
+
+        assertThat(out.toString()).contains("#0\n$dumpvars\n1!\nb1001 \"\n$end\n#10\n0!\n");
     }
 
     @Test

@@ -1,0 +1,843 @@
+package dev.rdmasim.traces.replay;
+
+import static dev.rdmasim.ndk.NtStatus.*;
+
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.config.Profiles;
+import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.adapter.nic.Stage;
+import dev.rdmasim.adapter.wire.PcapWriter;
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.wave.SignalFilter;
+import dev.rdmasim.kernel.wave.VcdWriter;
+import dev.rdmasim.ndk.NdkAdapter;
+import dev.rdmasim.ndk.NdkAddress;
+import dev.rdmasim.ndk.NdkConnector;
+import dev.rdmasim.ndk.NdkCq;
+import dev.rdmasim.ndk.NdkListener;
+import dev.rdmasim.ndk.NdkMr;
+import dev.rdmasim.ndk.NdkObject;
+import dev.rdmasim.ndk.NdkOperationType;
+import dev.rdmasim.ndk.NdkPd;
+import dev.rdmasim.ndk.NdkQp;
+import dev.rdmasim.ndk.NdkResultEx;
+import dev.rdmasim.ndk.NdkSge;
+import dev.rdmasim.ndk.NtStatus;
+import dev.rdmasim.ndk.Out;
+import dev.rdmasim.traces.Topology;
+import dev.rdmasim.traces.format.Buffer;
+import dev.rdmasim.traces.format.Remote;
+import dev.rdmasim.traces.format.TimeSpec;
+import dev.rdmasim.traces.format.TraceChecker;
+import dev.rdmasim.traces.format.TraceError;
+import dev.rdmasim.traces.format.TraceLine;
+import dev.rdmasim.traces.format.TraceReader;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Replays a trace against two modeled hosts: a first pass checks the whole file (so a bad line stops the
+ * run before anything is written), then the second pass streams it, running each declaration to
+ * completion and each call at its time, in simulated time.
+ *
+ * <p>Outputs are written under temporary names and renamed only when the replay finished, so a failed run
+ * leaves nothing that claims to be complete.
+ */
+public final class Replay {
+    private static final int POLL_BATCH = 16;
+    private static final long MAX_LATENCY_PS = 3_600_000_000_000_000L;
+
+    private final Path trace;
+    private final ReplayOptions options;
+    private final Simulator sim;
+    private TraceReader reader;
+    private Topology topology;
+    private final String[] hostNames = new String[2];
+    private final Map<String, Object> objects = new HashMap<>();
+    private final Map<String, long[]> buffers = new HashMap<>();
+    /** Every CQ in creation order, for the notification counts of the summary. */
+    private final Map<String, CqEntry> cqs = new java.util.LinkedHashMap<>();
+
+    // Line execution.
+    private TraceLine pending;
+    private long lastTime;
+    private final long[] anchors = new long[64];
+    private boolean blocked;
+    private boolean finished;
+    private Event step;
+    private Waiter waiter;
+
+    // Outputs and tallies.
+    private CompletionLog log;
+    private LifecycleLog lifecycle;
+    private long calls;
+    private long late;
+    // When the trace has ended, the replay stops once every initiator request has been retired by its adapter
+    // and every completion an auto-polled CQ owes has been taken: nothing after that is the trace's doing.
+    private long postedInitiator;
+    private long adapterRetired;
+    private long expectedTaken;
+    private long taken;
+    /** When the first call (not a declaration) ran: throughput is measured from there. */
+    private long firstCallPs = -1;
+    private long bytesMoved;
+    private final Map<String, Long> statusCounts = new TreeMap<>();
+    private final Histogram latency = new Histogram(MAX_LATENCY_PS / 1000, 3);
+
+    private Replay(Path trace, ReplayOptions options) {
+        this.trace = trace;
+        this.options = options;
+        this.sim = new Simulator(options.seed());
+    }
+
+    /**
+     * Checks and replays {@code trace}. A bad trace throws {@link TraceError} (file:line:column) before any
+     * output is written; a bad profile or override throws {@link ProfileException}.
+     */
+    public static ReplayResult run(Path trace, ReplayOptions options) throws IOException {
+        return run(trace, options, t -> { });
+    }
+
+    /** The hosts after a replay, and where each memory region's buffer lies in its host's memory. */
+    public record Inspection(Topology topology, Map<String, Long> bufferAddresses) {
+    }
+
+    /** As {@link #run(Path, ReplayOptions)}, then hands the hosts to {@code inspect} (their memories, statistics). */
+    public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect)
+            throws IOException {
+        TraceChecker.check(trace);
+        Replay r = new Replay(trace, options);
+        ReplayResult result = r.replay();
+        Map<String, Long> addresses = new TreeMap<>();
+        r.buffers.forEach((name, b) -> addresses.put(name, b[0]));
+        inspect.accept(new Inspection(r.topology, addresses));
+        return result;
+    }
+
+    private ReplayResult replay() throws IOException {
+        Path out = options.outDir();
+        Files.createDirectories(out);
+        List<Path> written = new ArrayList<>();
+        Path completionsCsv = out.resolve("completions.csv");
+        Path summaryJson = out.resolve("summary.json");
+        Path lifecycleCsv = out.resolve("lifecycle.csv");
+        Path vcdPath = options.vcd() ? out.resolve("wave.vcd") : null;
+        Path pcapPath = options.pcap() ? out.resolve("wire.pcap") : null;
+        Path timelinePath = options.timeline() ? out.resolve("timeline.json") : null;
+        boolean ok = false;
+        Writer vcdWriter = null;
+        VcdWriter wave = null;
+        PcapWriter capture = null;
+        try (TraceReader r = TraceReader.open(trace)) {
+            reader = r;
+            if (vcdPath != null) {
+                vcdWriter = Files.newBufferedWriter(partial(vcdPath), StandardCharsets.UTF_8);
+                wave = new VcdWriter(vcdWriter, sim, SignalFilter.parse(options.vcdSignals()));
+                sim.attachWave(wave);
+            }
+            buildHosts();
+            log = new CompletionLog(partial(completionsCsv));
+            lifecycle = new LifecycleLog(partial(lifecycleCsv), timelinePath == null ? null : partial(timelinePath));
+            for (int h = 0; h < 2; h++) {
+                int host = h;
+                topology.host(h).adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
+                    lifecycle.retired(host, qpn, idx, stamps);
+                    adapterRetired++;
+                    stopIfDone();
+                });
+            }
+            if (pcapPath != null) {
+                capture = PcapWriter.open(partial(pcapPath));
+                topology.link().addTap(capture);
+            }
+            step = sim.event("replay.step", this::pump);
+            step.schedule(0);
+            sim.run();
+            if (!finished) {
+                throw new TraceError(pending != null ? pending.position() : null,
+                        "the simulation ran out of events while " + (waiter != null ? waiter.describe()
+                                : "a declaration was waiting for its completion") + ": nothing more can happen");
+            }
+            log.close();
+            lifecycle.close(sim.now());
+            if (wave != null) {
+                wave.close();
+                vcdWriter.close();
+                vcdWriter = null;
+            }
+            if (capture != null) {
+                capture.close();
+                capture = null;
+            }
+            ReplayResult result = new ReplayResult(sim.now(), firstCallPs < 0 ? 0 : firstCallPs, sim.eventsExecuted(),
+                    calls, log.rows(), bytesMoved,
+                    new TreeMap<>(statusCounts), percentileNs(50), percentileNs(99), completionsCsv, summaryJson,
+                    lifecycleCsv, vcdPath, timelinePath, pcapPath);
+            Map<String, Long> notifications = new java.util.LinkedHashMap<>();
+            cqs.forEach((name, c) -> notifications.put(name, c.notifications));
+            Summary.write(partial(summaryJson), trace, options, hostNames, topology, result, latency, late,
+                    notifications, sim);
+            for (Path p : new Path[] {completionsCsv, lifecycleCsv, summaryJson, vcdPath, pcapPath, timelinePath}) {
+                if (p != null) {
+                    Files.move(partial(p), p, StandardCopyOption.REPLACE_EXISTING);
+                    written.add(p);
+                }
+            }
+            ok = true;
+            return result;
+        } finally {
+            if (!ok) {
+                closeQuietly(log);
+                closeQuietly(lifecycle);
+                if (vcdWriter != null) {
+                    closeQuietly(vcdWriter);
+                }
+                if (capture != null) {
+                    closeQuietly(capture);
+                }
+                for (Path p : new Path[] {completionsCsv, lifecycleCsv, summaryJson, vcdPath, pcapPath, timelinePath}) {
+                    if (p != null) {
+                        Files.deleteIfExists(partial(p));
+                    }
+                }
+            }
+        }
+    }
+
+    private static Path partial(Path p) {
+        return p.resolveSibling(p.getFileName() + ".partial");
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            // The run already failed; the first error is the one reported.
+        }
+    }
+
+    private double percentileNs(double p) {
+        return latency.getTotalCount() == 0 ? Double.NaN : latency.getValueAtPercentile(p);
+    }
+
+    // ------------------------------------------------------------------ setup
+
+    /** Reads the host lines (they come first) and builds the two cabled hosts. */
+    private void buildHosts() {
+        Profile[] profiles = new Profile[2];
+        int n = 0;
+        TraceLine l;
+        while ((l = reader.next()) != null && l.keyword().equals("host")) {
+            hostNames[n] = l.positional(0);
+            profiles[n] = profile(l);
+            n++;
+        }
+        pending = l;
+        if (n == 1) {
+            // One host declared: the cable's other end is a second host with the same profile, unused.
+            hostNames[1] = null;
+            profiles[1] = profiles[0];
+        }
+        if (n == 0) {
+            profiles[0] = profiles[1] = baseProfile(null);
+        }
+        topology = Topology.twoHosts(sim, profiles[0], profiles[1]);
+    }
+
+    private Profile profile(TraceLine host) {
+        Profile p;
+        try {
+            p = baseProfile(host.has("profile") ? host.text("profile") : null);
+            if (host.has("set")) {
+                p = p.withOverrides(List.of(host.text("set").split(",")));
+            }
+            return p.withOverrides(options.overrides());
+        } catch (IllegalArgumentException e) {
+            throw new TraceError(host.has("set") || host.has("profile") ? host.position(host.has("set") ? "set" : "profile")
+                    : host.position(), e.getMessage());
+        }
+    }
+
+    private Profile baseProfile(String name) {
+        return Profiles.resolve(name != null ? name : options.profile() == null ? "default" : options.profile());
+    }
+
+    private int hostIndex(String objectName) {
+        String host = objectName.substring(0, objectName.indexOf('.'));
+        return host.equals(hostNames[0]) || hostNames[0] == null ? 0 : 1;
+    }
+
+    private NdkAdapter adapterOf(String objectName) {
+        return topology.adapter(hostIndex(objectName));
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T object(TraceLine l, String name, Class<T> type) {
+        Object o = objects.get(name);
+        if (!type.isInstance(o)) {
+            // The checker has seen every name declared before use; a missing one means its creation failed.
+            throw new TraceError(l.position(), "'" + name + "' does not exist (its creation failed earlier)");
+        }
+        return (T) o;
+    }
+
+    // ------------------------------------------------------------------ the line loop
+
+    /** Runs lines until one lies in the future or waits for a completion. */
+    private void pump() {
+        while (!blocked && !finished) {
+            if (pending == null) {
+                pending = reader.next();
+                if (pending == null) {
+                    finished = true;
+                    stopIfDone();
+                    return;
+                }
+            }
+            long at = resolve(pending.time());
+            if (at > sim.now()) {
+                step.schedule(at);
+                return;
+            }
+            if (at < sim.now()) {
+                late++;
+            }
+            TraceLine l = pending;
+            pending = null;
+            lastTime = sim.now();
+            if (l.time().setAnchor() >= 0) {
+                anchors[l.time().setAnchor()] = lastTime;
+            }
+            execute(l);
+        }
+    }
+
+    private void stopIfDone() {
+        if (finished && adapterRetired >= postedInitiator && taken >= expectedTaken) {
+            sim.stop();
+        }
+    }
+
+    private long resolve(TimeSpec t) {
+        return switch (t.kind()) {
+            case NONE -> lastTime;
+            case ABSOLUTE -> t.ps();
+            case RELATIVE -> lastTime + t.ps();
+            case ANCHORED -> anchors[t.anchor()] + t.ps();
+        };
+    }
+
+    /** The current line waits for something asynchronous; {@link #resume} continues. */
+    private void block() {
+        blocked = true;
+    }
+
+    private void resume() {
+        blocked = false;
+        // The line that blocked finished now: later lines are timed from here.
+        lastTime = sim.now();
+        if (!step.scheduled()) {
+            step.schedule(sim.now());
+        }
+    }
+
+    private void execute(TraceLine l) {
+        switch (l.keyword()) {
+            case "host" -> throw new TraceError(l.position(), "host lines come before every other line");
+            case "cq" -> createCq(l);
+            case "pd" -> createPd(l);
+            case "mr" -> createMr(l);
+            case "qp" -> createQp(l);
+            case "connect" -> connect(l);
+            case "send", "receive", "write", "read" -> post(l);
+            case "flush" -> {
+                calls++;
+                object(l, l.positional(0), QpEntry.class).qp.flush();
+            }
+            case "arm" -> {
+                calls++;
+                int s = object(l, l.positional(0), CqEntry.class).cq.armCq(l.notifyType(1));
+                refused(l, s, "arm", null, null);
+            }
+            case "poll" -> {
+                calls++;
+                CqEntry c = object(l, l.positional(0), CqEntry.class);
+                take(c, (int) l.integer("max", POLL_BATCH));
+            }
+            case "wait" -> startWait(l);
+            case "moderate" -> {
+                calls++;
+                CqEntry c = object(l, l.positional(0), CqEntry.class);
+                long us = l.time("interval") / 1_000_000L;
+                refused(l, c.cq.controlCqInterruptModeration(us, l.integer("count")), "moderate", null, null);
+            }
+            case "resize" -> {
+                calls++;
+                CqEntry c = object(l, l.positional(0), CqEntry.class);
+                int s = c.cq.resizeCq(l.integer("depth"), (ctx, st) -> {
+                    refused(l, st, "resize", null, null);
+                }, null);
+                if (s != STATUS_PENDING) {
+                    refused(l, s, "resize", null, null);
+                }
+            }
+            case "disconnect" -> {
+                calls++;
+                QpEntry q = object(l, l.positional(0), QpEntry.class);
+                if (q.connector == null) {
+                    refused(l, STATUS_CONNECTION_INVALID, "disconnect", q.name, null);
+                    return;
+                }
+                int s = q.connector.disconnect((ctx, st) -> refused(l, st, "disconnect", q.name, null), null);
+                if (s != STATUS_PENDING) {
+                    refused(l, s, "disconnect", q.name, null);
+                }
+            }
+            case "close" -> close(l);
+            default -> throw new TraceError(l.position(), "unknown keyword '" + l.keyword() + "'");
+        }
+    }
+
+    /** Records a call that did not succeed (status not SUCCESS/PENDING) as a row of the completion log. */
+    private void refused(TraceLine l, int status, String op, String qp, String ctx) {
+        if (status == STATUS_SUCCESS || status == STATUS_PENDING) {
+            return;
+        }
+        count(status);
+        log.row(sim.now(), hostNames[hostIndex(l.positional(0))], qp, null, ctx, op, status, 0);
+    }
+
+    private void count(int status) {
+        statusCounts.merge(NtStatus.name(status), 1L, Long::sum);
+    }
+
+    // ------------------------------------------------------------------ declarations
+
+    private void created(TraceLine l, String what, int status) {
+        if (status != STATUS_SUCCESS) {
+            throw new TraceError(l.position(), "creating " + what + " failed with " + NtStatus.name(status)
+                    + " (" + NtStatus.hex(status) + ")");
+        }
+    }
+
+    private void pendingOrFail(TraceLine l, String what, int status) {
+        if (status != STATUS_PENDING && status != STATUS_SUCCESS) {
+            throw new TraceError(l.position(), what + " returned " + NtStatus.name(status) + " (" + NtStatus.hex(status)
+                    + ")");
+        }
+    }
+
+    private void createCq(TraceLine l) {
+        String name = l.positional(0);
+        NdkAdapter a = adapterOf(name);
+        boolean auto = !"manual".equalsIgnoreCase(l.text("poll", "auto"));
+        CqEntry entry = new CqEntry(name, hostIndex(name));
+        entry.auto = auto;
+        block();
+        int s = a.createCq(l.integer("depth"), (ctx, st) -> entry.notifications++, name, null, (ctx, st, obj) -> {
+            created(l, "CQ " + name, st);
+            entry.cq = (NdkCq) obj;
+            objects.put(name, entry);
+            cqs.put(name, entry);
+            if (auto) {
+                entry.cq.setLandedListener(() -> take(entry, Integer.MAX_VALUE));
+            } else {
+                entry.cq.setLandedListener(() -> {
+                    if (waiter != null && waiter.cq == entry) {
+                        take(entry, Integer.MAX_VALUE);
+                    }
+                });
+            }
+            resume();
+        }, null, new Out<>());
+        pendingOrFail(l, "NdkCreateCq", s);
+    }
+
+    private void createPd(TraceLine l) {
+        String name = l.positional(0);
+        block();
+        int s = adapterOf(name).createPd((ctx, st, obj) -> {
+            created(l, "PD " + name, st);
+            objects.put(name, obj);
+            resume();
+        }, null, new Out<>());
+        pendingOrFail(l, "NdkCreatePd", s);
+    }
+
+    private void createMr(TraceLine l) {
+        String name = l.positional(0);
+        int h = hostIndex(name);
+        NdkPd pd = object(l, l.text("pd"), NdkPd.class);
+        long size = l.size("size");
+        long address = topology.host(h).allocate(size);
+        fill(l, topology.host(h).memory(), address, size);
+        Out<NdkMr> mr = new Out<>();
+        int s = pd.createMr(false, null, null, mr);
+        created(l, "MR " + name, s);
+        block();
+        int r = mr.value.registerMr(address, size, l.mrFlags("access"), (ctx, st) -> {
+            created(l, "MR " + name + " (registration)", st);
+            objects.put(name, mr.value);
+            buffers.put(name, new long[] {address, size});
+            resume();
+        }, null);
+        pendingOrFail(l, "NdkRegisterMr", r);
+    }
+
+    private static void fill(TraceLine l, HostMemory memory, long address, long size) {
+        String f = l.text("fill", "zero");
+        if (f.equals("zero")) {
+            return; // host memory starts zeroed
+        }
+        byte[] chunk = new byte[(int) Math.min(size, 1 << 16)];
+        if (f.startsWith("byte:")) {
+            memory.fill(address, size, (byte) Long.decode(f.substring(5)).longValue());
+            return;
+        }
+        if (!f.startsWith("pattern:")) {
+            throw new TraceError(l.position("fill"), "expected fill=zero, byte:V or pattern:SEED, got '" + f + "'");
+        }
+        SplittableRandom random = new SplittableRandom(Long.decode(f.substring(8)));
+        for (long off = 0; off < size; off += chunk.length) {
+            int n = (int) Math.min(chunk.length, size - off);
+            random.nextBytes(chunk);
+            memory.write(address + off, chunk, 0, n);
+        }
+    }
+
+    private void createQp(TraceLine l) {
+        String name = l.positional(0);
+        NdkPd pd = object(l, l.text("pd"), NdkPd.class);
+        CqEntry rcq = object(l, l.text("rcq"), CqEntry.class);
+        CqEntry icq = object(l, l.text("icq"), CqEntry.class);
+        QpEntry entry = new QpEntry(name, hostIndex(name));
+        block();
+        int s = pd.createQp(rcq.cq, icq.cq, l.text("context", name), l.integer("rq"), l.integer("iq"), l.integer("rsge"),
+                l.integer("isge"), l.size("inline"), (ctx, st, obj) -> {
+                    created(l, "QP " + name, st);
+                    entry.qp = (NdkQp) obj;
+                    entry.icq = icq.name;
+                    entry.icqAuto = icq.auto;
+                    entry.rcq = rcq.name;
+                    objects.put(name, entry);
+                    resume();
+                }, null, new Out<>());
+        pendingOrFail(l, "NdkCreateQp", s);
+    }
+
+    private final Map<String, NdkListener> listeners = new HashMap<>();
+
+    private void connect(TraceLine l) {
+        QpEntry here = object(l, l.positional(0), QpEntry.class);
+        QpEntry there = object(l, l.positional(1), QpEntry.class);
+        int port = (int) l.integer("port");
+        NdkAdapter peerAdapter = topology.adapter(there.host);
+        String key = there.host + ":" + port;
+        int[] done = {0};
+        int[] failed = {0};
+        boolean[] resumed = {false};
+        // The line is done when both ends are connected (accept and complete-connect), or one failed.
+        Runnable check = () -> {
+            if ((done[0] == 2 || failed[0] != 0) && !resumed[0]) {
+                resumed[0] = true;
+                resume();
+            }
+        };
+        byte[] peerData = l.has("peer_data") ? l.bytes("peer_data") : null;
+        NdkListener listener = listeners.get(key);
+        if (listener == null) {
+            Out<NdkListener> out = new Out<>();
+            peerAdapter.createListener((ctx, request) -> {
+                PendingAccept a = acceptQueue.remove(key);
+                if (a == null) {
+                    request.reject(null, 0);
+                    return;
+                }
+                a.accept(request);
+            }, null, null, null, out);
+            listener = out.value;
+            int s = listener.listen(new NdkAddress(0, port), null, null);
+            pendingOrFail(l, "NdkListen", s);
+            listeners.put(key, listener);
+        }
+        acceptQueue.put(key, request -> {
+            there.connector = request;
+            int s = request.accept(there.qp, l.integer("peer_in", 8), l.integer("peer_out", 8), peerData,
+                    peerData == null ? 0 : peerData.length, ctx -> { }, null, (ctx, st) -> {
+                        if (st != STATUS_SUCCESS) {
+                            failed[0] = st;
+                            refused(l, st, "accept", there.name, null);
+                        } else {
+                            done[0]++;
+                        }
+                        check.run();
+                    }, null);
+            if (s != STATUS_PENDING) {
+                failed[0] = s;
+                refused(l, s, "accept", there.name, null);
+                check.run();
+            }
+        });
+        Out<NdkConnector> c = new Out<>();
+        topology.adapter(here.host).createConnector(null, null, c);
+        here.connector = c.value;
+        byte[] data = l.has("data") ? l.bytes("data") : null;
+        calls++;
+        block();
+        int s = c.value.connect(here.qp, new NdkAddress(0, 0), new NdkAddress(topology.host(there.host).ip(), port),
+                l.integer("in", 8), l.integer("out", 8), data, data == null ? 0 : data.length, (ctx, st) -> {
+                    if (st != STATUS_SUCCESS) {
+                        failed[0] = st;
+                        refused(l, st, "connect", here.name, null);
+                        check.run();
+                        return;
+                    }
+                    int cs = c.value.completeConnect(ctx2 -> { }, null, (ctx3, st3) -> {
+                        if (st3 != STATUS_SUCCESS) {
+                            failed[0] = st3;
+                            refused(l, st3, "complete_connect", here.name, null);
+                        } else {
+                            done[0]++;
+                        }
+                        check.run();
+                    }, null);
+                    if (cs != STATUS_PENDING) {
+                        failed[0] = cs;
+                        refused(l, cs, "complete_connect", here.name, null);
+                        check.run();
+                    }
+                }, null);
+        if (s != STATUS_PENDING) {
+            refused(l, s, "connect", here.name, null);
+            resume();
+        }
+    }
+
+    /** What a listener does with the next request for its port. */
+    private interface PendingAccept {
+        void accept(NdkConnector request);
+    }
+
+    private final Map<String, PendingAccept> acceptQueue = new HashMap<>();
+
+    // ------------------------------------------------------------------ calls
+
+    /** A request in flight: the RequestContext the replay posts with. */
+    static final class Request {
+        final String ctx;
+        final String op;
+        final long postedPs;
+        final long bytes;
+
+        Request(String ctx, String op, long postedPs, long bytes) {
+            this.ctx = ctx;
+            this.op = op;
+            this.postedPs = postedPs;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public String toString() {
+            return ctx;
+        }
+    }
+
+    private void post(TraceLine l) {
+        calls++;
+        if (firstCallPs < 0) {
+            firstCallPs = sim.now();
+        }
+        QpEntry q = object(l, l.positional(0), QpEntry.class);
+        String op = l.keyword();
+        List<Buffer> bufs = l.buffers("sge");
+        NdkSge[] sgl = new NdkSge[bufs.size()];
+        long total = 0;
+        for (int i = 0; i < sgl.length; i++) {
+            Buffer b = bufs.get(i);
+            NdkMr mr = object(l, b.mr(), NdkMr.class);
+            sgl[i] = new NdkSge(buffers.get(b.mr())[0] + b.offset(), b.length(), mr.getLocalToken());
+            total += b.length();
+        }
+        String ctx = l.text("ctx", "");
+        Request req = new Request(ctx, op, sim.now(), total);
+        int flags = op.equals("receive") ? 0 : l.callFlags("flags");
+        int s;
+        switch (op) {
+            case "send" -> s = q.qp.send(req, sgl, sgl.length, flags);
+            case "receive" -> s = q.qp.receive(req, sgl, sgl.length);
+            default -> {
+                Remote r = l.remote("remote");
+                NdkMr mr = object(l, r.mr(), NdkMr.class);
+                long address = buffers.get(r.mr())[0] + r.offset();
+                s = op.equals("write") ? q.qp.write(req, sgl, sgl.length, address, mr.getRemoteToken(), flags)
+                        : q.qp.read(req, sgl, sgl.length, address, mr.getRemoteToken(), flags);
+            }
+        }
+        if (s == STATUS_SUCCESS) {
+            if (!op.equals("receive")) {
+                lifecycle.posted(q.host, q.qp.qpn(), q.qp.lastPostedWqe(), req, sim.now());
+                postedInitiator++;
+                if ((flags & dev.rdmasim.ndk.NdkOpFlags.NDK_OP_FLAG_SILENT_SUCCESS) == 0 && q.icqAuto) {
+                    expectedTaken++;
+                }
+            }
+        } else {
+            count(s);
+            log.row(sim.now(), hostNames[q.host], q.name, null, ctx, op, s, 0);
+        }
+    }
+
+    /** Takes up to {@code max} completions from {@code c} now and logs them. */
+    private void take(CqEntry c, int max) {
+        if (c.cq == null || c.cq.isClosed() || c.cq.isClosing()) {
+            return;
+        }
+        int got = 0;
+        while (got < max) {
+            int n = c.cq.getCqResultsEx(c.results, Math.min(c.results.length, max - got));
+            if (n == 0) {
+                break;
+            }
+            for (int i = 0; i < n; i++) {
+                completed(c, c.results[i]);
+            }
+            got += n;
+        }
+    }
+
+    private void completed(CqEntry c, NdkResultEx r) {
+        Request req = r.requestContext instanceof Request q ? q : null;
+        String op = NdkOperationType.name(r.type).toLowerCase(java.util.Locale.ROOT);
+        count(r.status);
+        long bytes = r.type == NdkOperationType.NdkOperationTypeReceive ? r.bytesTransferred : req == null ? 0 : req.bytes;
+        if (r.status == STATUS_SUCCESS) {
+            bytesMoved += r.type == NdkOperationType.NdkOperationTypeReceive ? 0 : bytes;
+            if (req != null && r.type != NdkOperationType.NdkOperationTypeReceive) {
+                latency.recordValue(Math.min(MAX_LATENCY_PS, sim.now() - req.postedPs) / 1000);
+            }
+        }
+        log.row(sim.now(), hostNames[c.host], String.valueOf(r.qpContext), c.name, req == null ? "" : req.ctx, op,
+                r.status, bytes);
+        if (req != null) {
+            lifecycle.polled(req, sim.now());
+        }
+        if (r.type != NdkOperationType.NdkOperationTypeReceive) {
+            taken++;
+            stopIfDone();
+        }
+        if (waiter != null && waiter.cq == c) {
+            waiter.saw(req);
+        }
+    }
+
+    private void startWait(TraceLine l) {
+        CqEntry c = object(l, l.positional(0), CqEntry.class);
+        waiter = new Waiter(l, c, l.has("ctx") ? l.text("ctx") : null, l.integer("count", l.has("ctx") ? 0 : 1));
+        block();
+        take(c, Integer.MAX_VALUE);
+    }
+
+    /** A {@code wait} line in progress. */
+    private final class Waiter {
+        final TraceLine line;
+        final CqEntry cq;
+        final String ctx;
+        long left;
+
+        Waiter(TraceLine line, CqEntry cq, String ctx, long count) {
+            this.line = line;
+            this.cq = cq;
+            this.ctx = ctx;
+            this.left = count;
+        }
+
+        void saw(Request req) {
+            boolean done;
+            if (ctx != null) {
+                done = req != null && ctx.equals(req.ctx);
+            } else {
+                done = --left <= 0;
+            }
+            if (done) {
+                waiter = null;
+                resume();
+            }
+        }
+
+        String describe() {
+            return "'wait " + cq.name + (ctx != null ? " ctx=" + ctx : "") + "' (" + line.position() + ") waited";
+        }
+    }
+
+    private void close(TraceLine l) {
+        calls++;
+        String name = l.positional(0);
+        Object o = objects.remove(name);
+        NdkObject target = o instanceof CqEntry c ? c.cq : o instanceof QpEntry q ? q.qp : (NdkObject) o;
+        if (target == null) {
+            throw new TraceError(l.position(), "'" + name + "' does not exist (its creation failed earlier)");
+        }
+        if (o instanceof QpEntry q && q.connector != null) {
+            q.connector.close(null, null);
+        }
+        int s = target.close(null, null);
+        if (s != STATUS_SUCCESS && s != STATUS_PENDING) {
+            throw new InvariantViolation("NdkCloseObject returned " + NtStatus.name(s));
+        }
+    }
+
+    /** A CQ and what the replay keeps for it. */
+    static final class CqEntry {
+        final String name;
+        final int host;
+        NdkCq cq;
+        long notifications;
+        boolean auto;
+        final NdkResultEx[] results = new NdkResultEx[POLL_BATCH];
+
+        CqEntry(String name, int host) {
+            this.name = name;
+            this.host = host;
+            for (int i = 0; i < results.length; i++) {
+                results[i] = new NdkResultEx();
+            }
+        }
+    }
+
+    /** A QP, its CQs and the connector that connected it. */
+    static final class QpEntry {
+        final String name;
+        final int host;
+        NdkQp qp;
+        String icq;
+        String rcq;
+        NdkConnector connector;
+        /** Its initiator CQ is polled automatically (its completions are owed before the replay may stop). */
+        boolean icqAuto;
+
+        QpEntry(String name, int host) {
+            this.name = name;
+            this.host = host;
+        }
+    }
+
+    static long stamp(long[] stamps, Stage s) {
+        return stamps[s.ordinal()];
+    }
+}

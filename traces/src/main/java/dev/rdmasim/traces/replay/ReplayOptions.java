@@ -1,0 +1,28 @@
+package dev.rdmasim.traces.replay;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * How to replay a trace.
+ *
+ * @param outDir      where the outputs go (created if needed)
+ * @param profile     the profile of hosts whose {@code host} line names none (a built-in name or a file)
+ * @param overrides   {@code key=value} parameter overrides applied to every host, after its own
+ * @param seed        the simulator's seed (every random stream derives from it)
+ * @param vcd         write {@code wave.vcd}
+ * @param vcdSignals  glob(s) of the signals to trace, comma-separated (null or empty: all)
+ * @param timeline    write {@code timeline.json}
+ * @param pcap        write {@code wire.pcap}
+ */
+public record ReplayOptions(Path outDir, String profile, List<String> overrides, long seed, boolean vcd,
+        String vcdSignals, boolean timeline, boolean pcap) {
+    public ReplayOptions {
+        overrides = List.copyOf(overrides);
+    }
+
+    /** Defaults: the default profile, no overrides, seed 1, no optional outputs. */
+    public static ReplayOptions into(Path outDir) {
+        return new ReplayOptions(outDir, "default", List.of(), 1, false, null, false, false);
+    }
+}
