@@ -132,6 +132,8 @@ final class PerfRun {
     private long[] tCompleted;
     private int totalPosted;
     private int totalCompleted;
+    private long receivesExpected;
+    private long receivesTaken;
 
     private PerfResult bandwidth(int size, long wallStart) {
         int n = o.iterations();
@@ -147,6 +149,12 @@ final class PerfRun {
         client.prepare(size, server);
         clientThread.start(this::bandwidthTurn);
         awaitDone();
+        if (test == PerfTest.SEND_BW) {
+            // Every send was acknowledged, but the server may not have polled every receive yet: wait for it
+            // before the next size, as perftest's two sides meet between sizes.
+            receivesExpected += total;
+            PerfSide.await(sim, () -> receivesTaken == receivesExpected, "the server's receive completions");
+        }
         long span = tCompleted[total - 1] - tPosted[0];
         return new BwResult(test, size, total,
                 PerfStats.peakGbps(size, tPosted, tCompleted, o.postList(), o.cqMod()),
@@ -224,6 +232,7 @@ final class PerfRun {
                 throw new PerfFailure(test.label() + ": a receive got " + r.bytesTransferred + " B, sent " + bwSize);
             }
             server.owe(q);
+            receivesTaken++;
         }
         server.repostOwed();
     }
