@@ -27,9 +27,10 @@ import picocli.CommandLine.Parameters;
 /** {@code rdmasim perf TEST}: perftest's workloads on two modeled hosts, with perftest's flags and table. */
 @Command(name = "perf",
         mixinStandardHelpOptions = true,
-        description = {"Runs a perftest workload between two modeled hosts through the NDK calls: host A (client)",
-            "connects -q QPs to host B (server), then streams (bw) or ping-pongs (lat) for each size.",
-            "Prints perftest's table, or one JSON object per size with --json. Times are simulated."})
+        description = {"Runs a perftest workload (bw or lat, send/write/read) on two modeled hosts.",
+            "Host A (client) connects -q QPs to host B (server) through the NDK calls,",
+            "then streams (bw) or ping-pongs (lat) for each size. Prints perftest's",
+            "table, or one JSON object per size with --json. Times are simulated."})
 final class PerfCommand implements Callable<Integer> {
     private static final String LINE = "-".repeat(95);
 

@@ -257,7 +257,7 @@ final class PerfSide {
         }
     }
 
-    /** write_lat: clears the arrival flag (the last byte of the receive area for {@code size}) of every QP. */
+    /** write_lat: clears the arrival flag, the last byte of the receive area for {@code size} (latency tests have one QP). */
     void clearFlag(int size) {
         memory.putByte(buffers[0] + size - 1, (byte) 0);
     }
