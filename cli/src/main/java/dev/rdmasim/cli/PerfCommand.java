@@ -1,0 +1,227 @@
+package dev.rdmasim.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.config.Profiles;
+import dev.rdmasim.traces.perf.BwResult;
+import dev.rdmasim.traces.perf.LatResult;
+import dev.rdmasim.traces.perf.Perf;
+import dev.rdmasim.traces.perf.PerfFailure;
+import dev.rdmasim.traces.perf.PerfOptions;
+import dev.rdmasim.traces.perf.PerfResult;
+import dev.rdmasim.traces.perf.PerfTest;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code rdmasim perf TEST}: perftest's workloads on two modeled hosts, with perftest's flags and table. */
+@Command(name = "perf",
+        mixinStandardHelpOptions = true,
+        description = {"Runs a perftest workload (bw or lat, send/write/read) on two modeled hosts.",
+            "Host A (client) connects -q QPs to host B (server) through the NDK calls,",
+            "then streams (bw) or ping-pongs (lat) for each size. Prints perftest's",
+            "table, or one JSON object per size with --json. Times are simulated."})
+final class PerfCommand implements Callable<Integer> {
+    private static final String LINE = "-".repeat(95);
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "TEST",
+            description = "send_bw, write_bw, read_bw, send_lat, write_lat or read_lat.")
+    String test;
+
+    @Option(names = {"-s", "--size"}, paramLabel = "BYTES",
+            description = "Message size (default: 65536 for bw, 2 for lat; at most 8388608).")
+    Integer size;
+
+    @Option(names = {"-a", "--all"}, description = "Run sizes 2 B to 8 MiB, doubling.")
+    boolean all;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "N",
+            description = "Iterations per size (and per QP for bw) (default: 5000 for bw, 1000 for lat).")
+    Integer iterations;
+
+    @Option(names = {"-t", "--tx-depth"}, paramLabel = "N",
+            description = "Requests outstanding per QP (default: the profile's qp.initiatorQueueDepth).")
+    Integer txDepth;
+
+    @Option(names = {"-r", "--rx-depth"}, paramLabel = "N",
+            description = "Receives kept posted per QP in send tests (default: the profile's qp.receiveQueueDepth).")
+    Integer rxDepth;
+
+    @Option(names = {"-I", "--inline_size"}, paramLabel = "BYTES",
+            description = "Requests up to this size go INLINE (default: the profile's qp.inlineDataSize; 0 for read).")
+    Integer inline;
+
+    @Option(names = {"-q", "--qp"}, paramLabel = "N", description = "QPs, bw tests (default: 1).")
+    Integer qps;
+
+    @Option(names = {"-l", "--post_list"}, paramLabel = "N",
+            description = "Requests per doorbell: all but the last of each list posted with DEFER, bw tests (default: 1).")
+    Integer postList;
+
+    @Option(names = {"-Q", "--cq-mod"}, paramLabel = "N",
+            description = "Signal every N-th request, the others SILENT_SUCCESS (default: the post list if -l > 1,"
+                    + " else min(100, ceil(depth / 2))).")
+    Integer cqMod;
+
+    @Option(names = {"-m", "--mtu"}, paramLabel = "BYTES",
+            description = "Link MTU: 256, 512, 1024, 2048 or 4096 (default: the profile's link.mtu).")
+    Integer mtu;
+
+    @Option(names = "--profile", paramLabel = "NAME|FILE",
+            description = "Adapter profile: a shipped name (default, cx3-like, connectib-like, cx5-like, cx6-like) or a YAML file (default: ${DEFAULT-VALUE}).")
+    String profile = "default";
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+            description = "Override a profile parameter, e.g. --set host.mmioStoreTime=100ns (repeatable).")
+    List<String> overrides = new ArrayList<>();
+
+    @Option(names = "--seed", paramLabel = "N", description = "Run seed (default: ${DEFAULT-VALUE}).")
+    long seed = 1;
+
+    @Option(names = "--json", description = "Print one JSON object per size instead of the table.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        PerfOptions options = options();
+        PrintWriter out = spec.commandLine().getOut();
+        if (!json) {
+            printHeader(out, options);
+        }
+        ObjectMapper mapper = new ObjectMapper();
+        try {
+            Perf.run(options, r -> {
+                out.println(json ? toJson(mapper, r) : row(r));
+                out.flush();
+            });
+        } catch (PerfFailure e) {
+            out.flush();
+            spec.commandLine().getErr().println("rdmasim: perf " + options.test().label() + " failed: " + e.getMessage());
+            return 1;
+        }
+        if (!json) {
+            out.println(LINE);
+            out.flush();
+        }
+        return 0;
+    }
+
+    /** The flags as checked options; any mistake is a {@link UserError} naming the flag. */
+    PerfOptions options() {
+        try {
+            PerfTest t = PerfTest.fromLabel(test);
+            if (all && size != null) {
+                throw new UserError("-a runs every size: give -a or -s, not both");
+            }
+            Profile p = Profiles.resolve(profile).withOverrides(overrides);
+            PerfOptions.Builder b = PerfOptions.builder(t, p).seed(seed);
+            if (all) {
+                b.allSizes();
+            }
+            if (size != null) {
+                b.size(size);
+            }
+            if (iterations != null) {
+                b.iterations(iterations);
+            }
+            if (txDepth != null) {
+                b.txDepth(txDepth);
+            }
+            if (rxDepth != null) {
+                b.rxDepth(rxDepth);
+            }
+            if (inline != null) {
+                b.inlineSize(inline);
+            }
+            if (qps != null) {
+                b.qps(qps);
+            }
+            if (postList != null) {
+                b.postList(postList);
+            }
+            if (cqMod != null) {
+                b.cqMod(cqMod);
+            }
+            if (mtu != null) {
+                b.mtu(mtu);
+            }
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+    }
+
+    private void printHeader(PrintWriter o, PerfOptions p) {
+        String profileName = p.profile().name() + (overrides.isEmpty() ? "" : " with " + String.join(", ", overrides));
+        o.println(LINE);
+        o.printf(Locale.ROOT, "                    %s (rdmasim: simulated time, seed %d)%n", p.test().title(), p.seed());
+        o.printf(Locale.ROOT, " Profile         : %s%n", profileName);
+        o.printf(Locale.ROOT, " Number of qps   : %-10d Transport type : RoCEv2 RC (NDK)%n", p.qps());
+        o.printf(Locale.ROOT, " TX depth        : %-10d CQ Moderation  : %d%n", p.txDepth(), p.cqMod());
+        o.printf(Locale.ROOT, " RX depth        : %-10s Post List      : %d%n",
+                p.test().verb() == PerfTest.Verb.SEND ? Integer.toString(p.rxDepth()) : "-", p.postList());
+        o.printf(Locale.ROOT, " Mtu             : %-10s Max inline data: %d[B]%n", p.mtu() + "[B]", p.inlineSize());
+        o.println(LINE);
+        if (p.test().isBandwidth()) {
+            o.println(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]");
+        } else {
+            o.println(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
+                    + "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]");
+        }
+        o.flush();
+    }
+
+    /** One table row in perftest's column layout. */
+    static String row(PerfResult r) {
+        if (r instanceof BwResult b) {
+            return String.format(Locale.ROOT, " %-10d %-14d %-18.2f %-20.2f %.6f", b.bytes(), b.iterations(),
+                    b.bwPeakGbps(), b.bwAvgGbps(), b.msgRateMpps());
+        }
+        LatResult l = (LatResult) r;
+        return String.format(Locale.ROOT, " %-6d %-14d %-14.3f %-12.3f %-18.3f %-14.3f %-15.3f %-22.3f %.3f",
+                l.bytes(), l.iterations(), l.tMinUs(), l.tMaxUs(), l.tTypicalUs(), l.tAvgUs(), l.tStdevUs(), l.tP99Us(),
+                l.tP999Us());
+    }
+
+    /** One result as a JSON object (keys in the documented order). */
+    static String toJson(ObjectMapper mapper, PerfResult r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("test", r.test().label());
+        m.put("bytes", r.bytes());
+        m.put("iterations", r.iterations());
+        if (r instanceof BwResult b) {
+            m.put("bw_peak_gbps", b.bwPeakGbps());
+            m.put("bw_avg_gbps", b.bwAvgGbps());
+            m.put("msg_rate_mpps", b.msgRateMpps());
+        } else {
+            LatResult l = (LatResult) r;
+            m.put("t_min_us", l.tMinUs());
+            m.put("t_max_us", l.tMaxUs());
+            m.put("t_typical_us", l.tTypicalUs());
+            m.put("t_avg_us", l.tAvgUs());
+            m.put("t_stdev_us", l.tStdevUs());
+            m.put("t_p99_us", l.tP99Us());
+            m.put("t_p999_us", l.tP999Us());
+        }
+        m.put("sim_time_ps", r.simTimePs());
+        m.put("wall_s", r.wallSeconds());
+        try {
+            return mapper.writeValueAsString(m);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,402 @@
+package dev.rdmasim.traces.perf;
+
+import static dev.rdmasim.ndk.NdkOpFlags.NDK_OP_FLAG_DEFER;
+import static dev.rdmasim.ndk.NdkOpFlags.NDK_OP_FLAG_INLINE;
+import static dev.rdmasim.ndk.NdkOpFlags.NDK_OP_FLAG_SILENT_SUCCESS;
+import static dev.rdmasim.ndk.NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+import static dev.rdmasim.ndk.NtStatus.STATUS_SUCCESS;
+
+import dev.rdmasim.adapter.config.Parameters;
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.ndk.NdkResult;
+import dev.rdmasim.ndk.NtStatus;
+import dev.rdmasim.traces.Topology;
+import dev.rdmasim.traces.perf.PerfTest.Verb;
+
+/**
+ * One perf run: the simulation, the two connected sides, and the workload loops of each test. Sizes run one
+ * after the other on the same connections; each size starts with every queue drained.
+ */
+final class PerfRun {
+    /** Simulated time without any completion after which the run is declared stuck. */
+    static final long STALL_LIMIT_PS = 1_000_000_000_000L;
+    private static final int POLL_BATCH = 16;
+
+    private final PerfOptions o;
+    private final PerfTest test;
+    private final Simulator sim;
+    private final PerfSide client;
+    private final PerfSide server;
+    private final HostThread clientThread;
+    private final HostThread serverThread;
+    private final NdkResult[] clientResults = results();
+    private final NdkResult[] serverResults = results();
+    private long lastProgressPs;
+    private boolean done;
+
+    PerfRun(PerfOptions options) {
+        this.o = options;
+        this.test = options.test();
+        Profile p = options.effectiveProfile();
+        sim = new Simulator(options.seed());
+        Topology topo = Topology.twoHosts(sim, p);
+        int area = PerfSide.areaFor(maxSize(options));
+        boolean sends = test.verb() == Verb.SEND;
+        int rq = sends ? options.rxDepth() : 1;
+        client = new PerfSide(sim, topo.adapter(0), "client", options.qps(), area, rq, options.txDepth(),
+                options.inlineSize());
+        server = new PerfSide(sim, topo.adapter(1), "server", options.qps(), area, rq, options.txDepth(),
+                options.inlineSize());
+        if (sends) {
+            // Receives may be posted before the connection: the peer never finds an empty queue at the start.
+            for (PerfSide s : new PerfSide[] {client, server}) {
+                for (int q = 0; q < options.qps(); q++) {
+                    for (int k = 0; k < rq; k++) {
+                        s.postReceive(q);
+                    }
+                }
+            }
+        }
+        PerfSide.connect(sim, client, server);
+        long pollPs = p.getLong(Parameters.HOST_POLL_TIME);
+        clientThread = new HostThread(sim, topo.host(0), "perfClient", pollPs);
+        serverThread = new HostThread(sim, topo.host(1), "perfServer", pollPs);
+        if (test == PerfTest.SEND_BW) {
+            // The server keeps its receives posted for the whole run, reposting each one as it completes.
+            serverThread.start(this::serverReceiveTurn);
+        }
+    }
+
+    private static int maxSize(PerfOptions o) {
+        return o.sizes().stream().mapToInt(Integer::intValue).max().orElseThrow();
+    }
+
+    private static NdkResult[] results() {
+        NdkResult[] r = new NdkResult[POLL_BATCH];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = new NdkResult();
+        }
+        return r;
+    }
+
+    PerfResult runSize(int size) {
+        long wallStart = System.nanoTime();
+        return test.isBandwidth() ? bandwidth(size, wallStart) : latency(size, wallStart);
+    }
+
+    void finish() {
+        serverThread.stop();
+        clientThread.stop();
+    }
+
+    /** Steps the simulation until the workload is done; a long stretch without progress is a failure. */
+    private void awaitDone() {
+        lastProgressPs = sim.now();
+        long steps = 0;
+        while (!done) {
+            if (!sim.step()) {
+                throw new PerfFailure(test.label() + ": the simulation ran out of events before the workload ended");
+            }
+            if ((++steps & 0xFFFF) == 0 && sim.now() - lastProgressPs > STALL_LIMIT_PS) {
+                throw new PerfFailure(test.label() + ": no completion for " + STALL_LIMIT_PS / 1_000_000_000L
+                        + " ms of simulated time (at " + sim.now() + " ps)");
+            }
+        }
+        done = false;
+    }
+
+    private void progress() {
+        lastProgressPs = sim.now();
+    }
+
+    private static double wallSince(long start) {
+        return (System.nanoTime() - start) / 1e9;
+    }
+
+    private boolean inline(int size) {
+        return test.verb() != Verb.READ && size <= o.inlineSize();
+    }
+
+    private boolean signaled(long k, int n) {
+        return (k + 1) % o.cqMod() == 0 || k == n - 1;
+    }
+
+    // ---------------------------------------------------------------- bandwidth
+
+    private int bwSize;
+    private int bwFlags;
+    private long[] posted;
+    private long[] completed;
+    private long[] tPosted;
+    private long[] tCompleted;
+    private int totalPosted;
+    private int totalCompleted;
+    private long receivesExpected;
+    private long receivesTaken;
+
+    private PerfResult bandwidth(int size, long wallStart) {
+        int n = o.iterations();
+        int total = n * o.qps();
+        bwSize = size;
+        bwFlags = inline(size) ? NDK_OP_FLAG_INLINE : 0;
+        posted = new long[o.qps()];
+        completed = new long[o.qps()];
+        tPosted = new long[total];
+        tCompleted = new long[total];
+        totalPosted = 0;
+        totalCompleted = 0;
+        client.prepare(size, server);
+        clientThread.start(this::bandwidthTurn);
+        awaitDone();
+        if (test == PerfTest.SEND_BW) {
+            // Every send was acknowledged, but the server may not have polled every receive yet: wait for it
+            // before the next size, as perftest's two sides meet between sizes.
+            receivesExpected += total;
+            PerfSide.await(sim, () -> receivesTaken == receivesExpected, "the server's receive completions");
+        }
+        long span = tCompleted[total - 1] - tPosted[0];
+        return new BwResult(test, size, total,
+                PerfStats.peakGbps(size, tPosted, tCompleted, o.postList(), o.cqMod()),
+                PerfStats.avgGbps(size, total, tPosted, tCompleted), PerfStats.msgRateMpps(total, tPosted, tCompleted),
+                span, wallSince(wallStart));
+    }
+
+    /** One turn of the client's loop, as perftest's: fill every QP up to the depth in post lists, then poll. */
+    private void bandwidthTurn() {
+        int n = o.iterations();
+        for (int q = 0; q < o.qps(); q++) {
+            if (!postSome(q, n)) {
+                break; // the core's work queue is full: the thread is busy until it drains
+            }
+        }
+        if (totalCompleted < tCompleted.length) {
+            int got = client.initiatorCq().getCqResults(clientResults, POLL_BATCH);
+            long at = clientThread.clock();
+            for (int i = 0; i < got; i++) {
+                NdkResult r = clientResults[i];
+                int q = client.check(r, test.label());
+                long done = completed[q];
+                // The CQE is the next signaled request of this QP; it retires the silent ones before it.
+                long last = Math.min(n - 1, (done / o.cqMod() + 1) * o.cqMod() - 1);
+                for (long k = done; k <= last; k++) {
+                    tCompleted[totalCompleted++] = at;
+                }
+                completed[q] = last + 1;
+            }
+            if (got > 0) {
+                progress();
+                for (int q = 0; q < o.qps(); q++) {
+                    client.checkOutstanding(q, posted[q] - completed[q]);
+                }
+            }
+        }
+        if (totalCompleted == tCompleted.length) {
+            clientThread.stop();
+            done = true;
+        }
+    }
+
+    /** Posts QP {@code q}'s next requests while a whole post list fits the depth; false if the core is full. */
+    private boolean postSome(int q, int n) {
+        int l = o.postList();
+        while (posted[q] < n) {
+            long k = posted[q];
+            if (k % l == 0 && k - completed[q] + l > o.txDepth()) {
+                return true;
+            }
+            int flags = bwFlags | (k % l != l - 1 && k != n - 1 ? NDK_OP_FLAG_DEFER : 0)
+                    | (signaled(k, n) ? 0 : NDK_OP_FLAG_SILENT_SUCCESS);
+            long at = clientThread.clock();
+            int s = client.post(q, test.verb(), flags);
+            if (s == STATUS_INSUFFICIENT_RESOURCES) {
+                return false;
+            }
+            if (s != STATUS_SUCCESS) {
+                throw new PerfFailure(test.label() + ": posting request " + k + " of QP " + q + " of " + bwSize
+                        + " B failed with " + NtStatus.name(s));
+            }
+            tPosted[totalPosted++] = at;
+            posted[q]++;
+        }
+        return true;
+    }
+
+    /** send_bw's server: takes receive completions and reposts each receive. */
+    private void serverReceiveTurn() {
+        int got = server.receiveCq().getCqResults(serverResults, POLL_BATCH);
+        for (int i = 0; i < got; i++) {
+            NdkResult r = serverResults[i];
+            int q = server.check(r, test.label() + " server");
+            if (r.bytesTransferred != bwSize) {
+                throw new PerfFailure(test.label() + ": a receive got " + r.bytesTransferred + " B, sent " + bwSize);
+            }
+            server.owe(q);
+            receivesTaken++;
+        }
+        server.repostOwed();
+    }
+
+    // ---------------------------------------------------------------- latency
+
+    /** Where one ping-pong side is in its current iteration. */
+    private enum Step { POST, WAIT_INITIATOR, WAIT_ARRIVAL, DONE }
+
+    /** One side of a latency test: its iteration, its step, and how many requests it posted this size. */
+    private final class Player {
+        final PerfSide side;
+        final HostThread thread;
+        final NdkResult[] results;
+        final boolean starts;
+        Step step;
+        int iteration;
+
+        Player(PerfSide side, HostThread thread, NdkResult[] results, boolean starts) {
+            this.side = side;
+            this.thread = thread;
+            this.results = results;
+            this.starts = starts;
+        }
+
+        void reset() {
+            iteration = 0;
+            step = starts ? Step.POST : Step.WAIT_ARRIVAL;
+        }
+    }
+
+    private Player clientPlayer;
+    private Player serverPlayer;
+    private int latSize;
+    private long[] latPosted;
+    private long latEnd;
+    private int playersDone;
+
+    private PerfResult latency(int size, long wallStart) {
+        int n = o.iterations();
+        if (clientPlayer == null) {
+            clientPlayer = new Player(client, clientThread, clientResults, true);
+            serverPlayer = new Player(server, serverThread, serverResults, false);
+        }
+        latSize = size;
+        latPosted = new long[n];
+        client.prepare(size, server);
+        server.prepare(size, client);
+        clientPlayer.reset();
+        serverPlayer.reset();
+        playersDone = 0;
+        boolean pingPong = test.verb() != Verb.READ;
+        if (test == PerfTest.WRITE_LAT) {
+            // The arrival flag is the last byte of the receive area; it starts clear for this size.
+            client.clearFlag(size);
+            server.clearFlag(size);
+        }
+        clientThread.start(() -> play(clientPlayer));
+        if (pingPong) {
+            serverThread.start(() -> play(serverPlayer));
+        }
+        int players = pingPong ? 2 : 1;
+        while (playersDone < players) {
+            awaitDone();
+        }
+        long[] samples = new long[n - 1];
+        for (int i = 0; i < n - 1; i++) {
+            samples[i] = latPosted[i + 1] - latPosted[i];
+        }
+        int rtt = test.verb() == Verb.READ ? 1 : 2;
+        return PerfStats.latency(test, size, n, samples, rtt, latEnd - latPosted[0], wallSince(wallStart));
+    }
+
+    /** The write_lat flag of iteration {@code i}: never 0 (the cleared value), and different from the last one. */
+    private static byte flag(int i) {
+        return (byte) (i % 255 + 1);
+    }
+
+    /**
+     * One turn of a latency side. The client posts (recording the time), then, if that request is signaled, waits
+     * for its completion, then waits for the answer; the server waits for the message, then answers. read_lat's
+     * client waits for each READ's completion instead of an answer. A turn ends after each post, so the next
+     * step is taken when the core has done the post's work.
+     */
+    private void play(Player p) {
+        int n = o.iterations();
+        while (true) {
+            switch (p.step) {
+                case POST -> {
+                    int k = p.iteration;
+                    boolean sig = test.verb() == Verb.READ || signaled(k, n);
+                    int flags = (inline(latSize) ? NDK_OP_FLAG_INLINE : 0) | (sig ? 0 : NDK_OP_FLAG_SILENT_SUCCESS);
+                    if (test == PerfTest.WRITE_LAT) {
+                        p.side.setFlag(latSize, flag(k));
+                    }
+                    long at = p.thread.clock();
+                    int s = p.side.post(0, test.verb(), flags);
+                    if (s == STATUS_INSUFFICIENT_RESOURCES) {
+                        return; // try again next turn
+                    }
+                    if (s != STATUS_SUCCESS) {
+                        throw new PerfFailure(test.label() + ": " + p.side.name() + " posting iteration " + k + " of "
+                                + latSize + " B failed with " + NtStatus.name(s));
+                    }
+                    if (p.starts) {
+                        latPosted[k] = at;
+                    }
+                    p.step = sig ? Step.WAIT_INITIATOR : p.starts && test.verb() != Verb.READ ? Step.WAIT_ARRIVAL
+                            : next(p);
+                    return;
+                }
+                case WAIT_INITIATOR -> {
+                    if (p.side.initiatorCq().getCqResults(p.results, 1) == 0) {
+                        return;
+                    }
+                    p.side.check(p.results[0], test.label() + " " + p.side.name());
+                    progress();
+                    p.step = p.starts && test.verb() != Verb.READ ? Step.WAIT_ARRIVAL : next(p);
+                }
+                case WAIT_ARRIVAL -> {
+                    if (!arrived(p)) {
+                        return;
+                    }
+                    progress();
+                    p.step = p.starts ? next(p) : Step.POST;
+                }
+                case DONE -> {
+                    p.thread.stop();
+                    if (p.starts) {
+                        latEnd = p.thread.clock();
+                    }
+                    playersDone++;
+                    done = true;
+                    return;
+                }
+                default -> throw new IllegalStateException("step " + p.step);
+            }
+        }
+    }
+
+    /** The iteration is over: the next one starts, or the side is done. */
+    private Step next(Player p) {
+        p.iteration++;
+        if (p.iteration == o.iterations()) {
+            return Step.DONE;
+        }
+        return p.starts ? Step.POST : Step.WAIT_ARRIVAL;
+    }
+
+    /** Whether the peer's message of this iteration is here; a received SEND's receive is reposted at once. */
+    private boolean arrived(Player p) {
+        if (test == PerfTest.WRITE_LAT) {
+            return p.side.flagIs(latSize, flag(p.iteration));
+        }
+        if (p.side.receiveCq().getCqResults(p.results, 1) == 0) {
+            return false;
+        }
+        NdkResult r = p.results[0];
+        int q = p.side.check(r, test.label() + " " + p.side.name());
+        if (r.bytesTransferred != latSize) {
+            throw new PerfFailure(test.label() + ": a receive got " + r.bytesTransferred + " B, sent " + latSize);
+        }
+        p.side.owe(q);
+        p.side.repostOwed();
+        return true;
+    }
+}

@@ -1,0 +1,274 @@
+package dev.rdmasim.traces.perf;
+
+import static dev.rdmasim.ndk.NdkConstants.NDK_MR_FLAG_ALLOW_LOCAL_WRITE;
+import static dev.rdmasim.ndk.NdkConstants.NDK_MR_FLAG_ALLOW_REMOTE_READ;
+import static dev.rdmasim.ndk.NdkConstants.NDK_MR_FLAG_ALLOW_REMOTE_WRITE;
+import static dev.rdmasim.ndk.NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+import static dev.rdmasim.ndk.NtStatus.STATUS_PENDING;
+import static dev.rdmasim.ndk.NtStatus.STATUS_SUCCESS;
+
+import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.ndk.NdkAdapter;
+import dev.rdmasim.ndk.NdkAdapterInfo;
+import dev.rdmasim.ndk.NdkAddress;
+import dev.rdmasim.ndk.NdkCallbacks;
+import dev.rdmasim.ndk.NdkConnector;
+import dev.rdmasim.ndk.NdkCq;
+import dev.rdmasim.ndk.NdkListener;
+import dev.rdmasim.ndk.NdkMr;
+import dev.rdmasim.ndk.NdkObject;
+import dev.rdmasim.ndk.NdkPd;
+import dev.rdmasim.ndk.NdkQp;
+import dev.rdmasim.ndk.NdkResult;
+import dev.rdmasim.ndk.NdkSge;
+import dev.rdmasim.ndk.NtStatus;
+import dev.rdmasim.ndk.Out;
+import dev.rdmasim.traces.perf.PerfTest.Verb;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One host's side of a perf run, set up as perftest sets up its side, with NDK calls: an initiator CQ and a
+ * receive CQ shared by the side's QPs, a PD, the QPs, and per QP one registered buffer of two areas, the
+ * receive area (what the peer writes or sends into, and where READs land) and the source area (what this side
+ * sends or writes from, and what the peer reads). Buffer addresses and remote tokens reach the peer directly,
+ * standing for perftest's out-of-band exchange over its TCP socket.
+ */
+final class PerfSide {
+    /** perftest's default TCP port, used here for the listener. */
+    static final int PORT = 18515;
+    private static final int PAGE = 4096;
+    private static final int ALL_ACCESS = NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ
+            | NDK_MR_FLAG_ALLOW_REMOTE_WRITE;
+
+    private final Simulator sim;
+    private final NdkAdapter adapter;
+    private final HostMemory memory;
+    private final String name;
+    private final NdkAdapterInfo info;
+    private final NdkCq initiatorCq;
+    private final NdkCq receiveCq;
+    private final NdkQp[] qps;
+    private final NdkMr[] mrs;
+    private final long[] buffers;
+    private final int area;
+    private final NdkSge[][] receiveSge;
+    private final NdkSge[][] sourceSge;
+    private final NdkSge[][] readSinkSge;
+    private final long[] remoteWriteAt;
+    private final long[] remoteReadAt;
+    private final int[] remoteToken;
+    private final int[] owed;
+    private int owedTotal;
+
+    PerfSide(Simulator sim, NdkAdapter adapter, String name, int qpCount, int area, int rqDepth, int iqDepth,
+            int inline) {
+        this.sim = sim;
+        this.adapter = adapter;
+        this.memory = adapter.driver().memory();
+        this.name = name;
+        this.area = area;
+        Out<NdkAdapterInfo> i = new Out<>();
+        expect(adapter.queryAdapterInfo(i, new Out<>((long) NdkAdapterInfo.SIZE)), STATUS_SUCCESS, "NdkQueryAdapterInfo");
+        info = i.value;
+        initiatorCq = cq((long) iqDepth * qpCount);
+        receiveCq = cq((long) rqDepth * qpCount);
+        NdkPd pd = create("NdkCreatePd", c -> adapter.createPd(c, null, new Out<>()));
+        qps = new NdkQp[qpCount];
+        mrs = new NdkMr[qpCount];
+        buffers = new long[qpCount];
+        receiveSge = new NdkSge[qpCount][];
+        sourceSge = new NdkSge[qpCount][];
+        readSinkSge = new NdkSge[qpCount][];
+        remoteWriteAt = new long[qpCount];
+        remoteReadAt = new long[qpCount];
+        remoteToken = new int[qpCount];
+        owed = new int[qpCount];
+        for (int q = 0; q < qpCount; q++) {
+            Integer context = q;
+            qps[q] = create("NdkCreateQp", c -> pd.createQp(receiveCq, initiatorCq, context, rqDepth, iqDepth, 1, 1,
+                    inline, c, null, new Out<>()));
+            buffers[q] = adapter.driver().allocate(2L * area);
+            mrs[q] = register(pd, buffers[q], 2L * area);
+            receiveSge[q] = new NdkSge[] {new NdkSge(buffers[q], area, mrs[q].getLocalToken())};
+        }
+    }
+
+    /** Bytes of each area for messages up to {@code maxSize}: whole pages. */
+    static int areaFor(int maxSize) {
+        return (maxSize + PAGE - 1) / PAGE * PAGE;
+    }
+
+    String name() {
+        return name;
+    }
+
+    NdkCq initiatorCq() {
+        return initiatorCq;
+    }
+
+    NdkCq receiveCq() {
+        return receiveCq;
+    }
+
+    private NdkCq cq(long depth) {
+        return create("NdkCreateCq", c -> adapter.createCq(depth, (ctx, s) -> { }, null, null, c, null, new Out<>()));
+    }
+
+    private NdkMr register(NdkPd pd, long address, long length) {
+        Out<NdkMr> mr = new Out<>();
+        expect(pd.createMr(false, null, null, mr), STATUS_SUCCESS, "NdkCreateMr");
+        int[] status = {-1};
+        expect(mr.value.registerMr(address, length, ALL_ACCESS, (ctx, s) -> status[0] = s, null), STATUS_PENDING,
+                "NdkRegisterMr");
+        await(sim, () -> status[0] != -1, "NdkRegisterMr");
+        expect(status[0], STATUS_SUCCESS, "NdkRegisterMr completion");
+        return mr.value;
+    }
+
+    /** Calls {@code call} with a create completion, runs until it came, and returns the object. */
+    @SuppressWarnings("unchecked")
+    private <T extends NdkObject> T create(String what, java.util.function.ToIntFunction<NdkCallbacks.CreateCompletion> call) {
+        Object[] got = {null};
+        int[] status = {-1};
+        expect(call.applyAsInt((ctx, s, obj) -> {
+            status[0] = s;
+            got[0] = obj;
+        }), STATUS_PENDING, what);
+        await(sim, () -> status[0] != -1, what);
+        expect(status[0], STATUS_SUCCESS, what + " completion");
+        return (T) got[0];
+    }
+
+    private void expect(int status, int wanted, String what) {
+        if (status != wanted) {
+            throw new PerfFailure(name + ": " + what + " returned " + NtStatus.name(status) + ", expected "
+                    + NtStatus.name(wanted));
+        }
+    }
+
+    /** Runs the simulation until {@code condition} holds. */
+    static void await(Simulator sim, BooleanSupplier condition, String what) {
+        while (!condition.getAsBoolean()) {
+            if (!sim.step()) {
+                throw new PerfFailure("the simulation ended while waiting for " + what);
+            }
+        }
+    }
+
+    /**
+     * Connects every QP of {@code client} to the same-numbered QP of {@code server}: the server listens on
+     * {@link #PORT} and accepts each request on its next QP; the client connects its QPs one after the other and
+     * completes each connection. Both sides ask for the adapter's largest read limits, as perftest asks for the
+     * device's maximum outstanding reads.
+     */
+    static void connect(Simulator sim, PerfSide client, PerfSide server) {
+        int[] accepted = {0};
+        int[] acceptStatus = new int[server.qps.length];
+        java.util.Arrays.fill(acceptStatus, -1);
+        Out<NdkListener> listener = new Out<>();
+        server.expect(server.adapter.createListener((ctx, conn) -> {
+            int q = accepted[0]++;
+            server.expect(conn.accept(server.qps[q], server.info.maxInboundReadLimit, server.info.maxOutboundReadLimit,
+                    null, 0, null, null, (c, s) -> acceptStatus[q] = s, null), STATUS_PENDING, "NdkAccept");
+        }, null, null, null, listener), STATUS_SUCCESS, "NdkCreateListener");
+        server.expect(listener.value.listen(new NdkAddress(0, PORT), null, null), STATUS_SUCCESS, "NdkListen");
+        int serverIp = server.adapter.driver().ip();
+        for (int q = 0; q < client.qps.length; q++) {
+            Out<NdkConnector> c = new Out<>();
+            client.expect(client.adapter.createConnector(null, null, c), STATUS_SUCCESS, "NdkCreateConnector");
+            int[] connected = {-1};
+            int[] completed = {-1};
+            client.expect(c.value.connect(client.qps[q], new NdkAddress(0, 0), new NdkAddress(serverIp, PORT),
+                    client.info.maxInboundReadLimit, client.info.maxOutboundReadLimit, null, 0,
+                    (ctx, s) -> connected[0] = s, null), STATUS_PENDING, "NdkConnect");
+            await(sim, () -> connected[0] != -1, "NdkConnect");
+            client.expect(connected[0], STATUS_SUCCESS, "NdkConnect completion");
+            client.expect(c.value.completeConnect(null, null, (ctx, s) -> completed[0] = s, null), STATUS_PENDING,
+                    "NdkCompleteConnect");
+            int qq = q;
+            await(sim, () -> completed[0] != -1 && acceptStatus[qq] != -1, "NdkCompleteConnect and NdkAccept");
+            client.expect(completed[0], STATUS_SUCCESS, "NdkCompleteConnect completion");
+            server.expect(acceptStatus[q], STATUS_SUCCESS, "NdkAccept completion");
+        }
+        server.expect(listener.value.close(null, null), STATUS_SUCCESS, "NdkCloseListener");
+    }
+
+    /** Points this side's requests of {@code size} bytes at {@code peer}'s areas. */
+    void prepare(int size, PerfSide peer) {
+        for (int q = 0; q < qps.length; q++) {
+            sourceSge[q] = new NdkSge[] {new NdkSge(buffers[q] + area, size, mrs[q].getLocalToken())};
+            readSinkSge[q] = new NdkSge[] {new NdkSge(buffers[q], size, mrs[q].getLocalToken())};
+            remoteWriteAt[q] = peer.buffers[q];
+            remoteReadAt[q] = peer.buffers[q] + peer.area;
+            remoteToken[q] = peer.mrs[q].getRemoteToken();
+        }
+    }
+
+    /** Posts one request of {@code verb} on QP {@code q}; returns the call's status. */
+    int post(int q, Verb verb, int flags) {
+        return switch (verb) {
+            case SEND -> qps[q].send(null, sourceSge[q], 1, flags);
+            case WRITE -> qps[q].write(null, sourceSge[q], 1, remoteWriteAt[q], remoteToken[q], flags);
+            case READ -> qps[q].read(null, readSinkSge[q], 1, remoteReadAt[q], remoteToken[q], flags);
+        };
+    }
+
+    /** Posts a receive over QP {@code q}'s whole receive area. */
+    void postReceive(int q) {
+        expect(qps[q].receive(null, receiveSge[q], 1), STATUS_SUCCESS, "NdkReceive");
+    }
+
+    /** QP {@code q} owes one receive (its last one completed). */
+    void owe(int q) {
+        owed[q]++;
+        owedTotal++;
+    }
+
+    /** Reposts the receives owed, as far as the core's work queue takes them. */
+    void repostOwed() {
+        for (int q = 0; q < qps.length && owedTotal > 0; q++) {
+            while (owed[q] > 0) {
+                int s = qps[q].receive(null, receiveSge[q], 1);
+                if (s == STATUS_INSUFFICIENT_RESOURCES) {
+                    return;
+                }
+                expect(s, STATUS_SUCCESS, "NdkReceive");
+                owed[q]--;
+                owedTotal--;
+            }
+        }
+    }
+
+    /** A successful completion's QP index; a failed one ends the run. */
+    int check(NdkResult r, String what) {
+        if (r.status != STATUS_SUCCESS) {
+            throw new PerfFailure(what + ": a completion of " + name + " QP " + r.qpContext + " failed with "
+                    + NtStatus.name(r.status));
+        }
+        return (Integer) r.qpContext;
+    }
+
+    /** The provider agrees with the workload on how many requests of QP {@code q} are outstanding. */
+    void checkOutstanding(int q, long expected) {
+        if (qps[q].initiatorOutstanding() != expected) {
+            throw new IllegalStateException(name + " QP " + q + ": the provider has " + qps[q].initiatorOutstanding()
+                    + " requests outstanding, the workload counts " + expected);
+        }
+    }
+
+    /** write_lat: clears the arrival flag, the last byte of the receive area for {@code size} (latency tests have one QP). */
+    void clearFlag(int size) {
+        memory.putByte(buffers[0] + size - 1, (byte) 0);
+    }
+
+    /** write_lat: puts {@code value} into the last byte of what this side writes next. */
+    void setFlag(int size, byte value) {
+        memory.putByte(buffers[0] + area + size - 1, value);
+    }
+
+    /** write_lat: whether the last byte of the receive area holds {@code value} (what the spinning thread reads). */
+    boolean flagIs(int size, byte value) {
+        return memory.getByte(buffers[0] + size - 1) == value;
+    }
+}

@@ -1,0 +1,117 @@
+package dev.rdmasim.traces.perf;
+
+import java.util.Arrays;
+import org.HdrHistogram.Histogram;
+
+/** perftest's arithmetic over posting and completion times (picoseconds); pure functions. */
+final class PerfStats {
+    private PerfStats() {
+    }
+
+    /** Bits per byte over picoseconds to Gb/s: bytes * 8 / (ps * 1e-12) / 1e9. */
+    private static final double GBPS_PER_BYTE_PER_PS = 8_000.0;
+
+    /** Average bandwidth in Gb/s: every byte over the time from the first post to the last completion. */
+    static double avgGbps(long bytes, int messages, long[] posted, long[] completed) {
+        return bytes * (double) messages * GBPS_PER_BYTE_PER_PS / span(posted, completed);
+    }
+
+    /** Messages per microsecond (Mpps) over the same span. */
+    static double msgRateMpps(int messages, long[] posted, long[] completed) {
+        return messages * 1e6 / span(posted, completed);
+    }
+
+    static long span(long[] posted, long[] completed) {
+        long d = completed[completed.length - 1] - posted[0];
+        if (d <= 0) {
+            throw new IllegalArgumentException("the last completion (" + completed[completed.length - 1]
+                    + " ps) is not after the first post (" + posted[0] + " ps)");
+        }
+        return d;
+    }
+
+    /**
+     * perftest's peak: the least time per message over a run of consecutive requests i..j, where i starts a
+     * post list (a multiple of {@code postList}) and j is a signaled completion (j + 1 a multiple of {@code
+     * cqMod}, or the last request), i.e. min over such i <= j of (completed[j] - posted[i]) / (j - i + 1);
+     * the peak is the message size over that time. perftest tries every pair; here the same minimum is found
+     * by bisection on the time per message t, since a pair with a time of at most t exists exactly when some
+     * allowed j has completed[j] - t (j + 1) <= max over allowed i <= j of (posted[i] - t i), one pass per t.
+     */
+    static double peakGbps(long bytes, long[] posted, long[] completed, int postList, int cqMod) {
+        return bytes * GBPS_PER_BYTE_PER_PS / bestPsPerMessage(posted, completed, postList, cqMod);
+    }
+
+    static double bestPsPerMessage(long[] posted, long[] completed, int postList, int cqMod) {
+        int n = posted.length;
+        double hi = (completed[n - 1] - posted[0]) / (double) n; // i = 0, j = n - 1 is always allowed
+        double lo = 0;
+        if (feasible(posted, completed, postList, cqMod, lo)) {
+            return 0;
+        }
+        for (int k = 0; k < 100 && hi - lo > hi * 1e-12; k++) {
+            double mid = (lo + hi) / 2;
+            if (feasible(posted, completed, postList, cqMod, mid)) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        return hi;
+    }
+
+    private static boolean feasible(long[] posted, long[] completed, int postList, int cqMod, double t) {
+        int n = posted.length;
+        double best = Double.NEGATIVE_INFINITY;
+        for (int j = 0; j < n; j++) {
+            if (j % postList == 0) {
+                best = Math.max(best, posted[j] - t * j);
+            }
+            if (((j + 1) % cqMod == 0 || j == n - 1) && completed[j] - t * (j + 1) <= best) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The same minimum by perftest's exhaustive search over all pairs (for tests). */
+    static double bestPsPerMessageExhaustive(long[] posted, long[] completed, int postList, int cqMod) {
+        int n = posted.length;
+        double best = Double.MAX_VALUE;
+        for (int i = 0; i < n; i += postList) {
+            for (int j = i; j < n; j++) {
+                if ((j + 1) % cqMod == 0 || j == n - 1) {
+                    best = Math.min(best, (completed[j] - posted[i]) / (double) (j - i + 1));
+                }
+            }
+        }
+        return best;
+    }
+
+    /** Latency samples summarized as perftest's latency report; {@code samplesPs} is sorted in place. */
+    static LatResult latency(PerfTest test, int bytes, int iterations, long[] samplesPs, int rttFactor, long simTimePs,
+            double wallSeconds) {
+        Arrays.sort(samplesPs);
+        int cnt = samplesPs.length - 2; // the two largest are dropped
+        if (cnt < 1) {
+            throw new IllegalArgumentException("need at least 3 samples, got " + samplesPs.length);
+        }
+        double unit = rttFactor * 1e6; // ps of a round trip to us of a half (or whole) trip
+        long median = (cnt - 1) % 2 != 0 ? (samplesPs[cnt / 2] + samplesPs[cnt / 2 - 1]) / 2 : samplesPs[cnt / 2];
+        double sum = 0;
+        Histogram h = new Histogram(4);
+        for (int i = 0; i < cnt; i++) {
+            sum += samplesPs[i] / unit;
+            h.recordValue(samplesPs[i]);
+        }
+        double avg = sum / cnt;
+        double var = 0;
+        for (int i = 0; i < cnt; i++) {
+            double d = samplesPs[i] / unit - avg;
+            var += d * d;
+        }
+        return new LatResult(test, bytes, iterations, samplesPs[0] / unit, samplesPs[cnt] / unit, median / unit, avg,
+                Math.sqrt(var / cnt), h.getValueAtPercentile(99.0) / unit, h.getValueAtPercentile(99.9) / unit,
+                simTimePs, wallSeconds);
+    }
+}
