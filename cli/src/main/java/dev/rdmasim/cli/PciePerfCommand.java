@@ -20,9 +20,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "perf-pcie",
         mixinStandardHelpOptions = true,
-        description = {"PCIe DMA benchmark in the manner of pcie-bench: the adapter's DMA engine streams DMA reads",
-            "(pcie_read) or writes (pcie_write) of SIZE bytes to consecutive host addresses in a 1 MiB buffer,",
-            "WINDOW outstanding; reports payload bandwidth and, for reads, the latency of reads issued one at a time."})
+        description = {"PCIe DMA benchmark in the manner of pcie-bench (pcie_read, pcie_write).",
+            "The adapter's DMA engine streams DMA reads or writes of SIZE bytes to consecutive host addresses in a",
+            "1 MiB buffer, WINDOW outstanding; reports payload bandwidth and, for reads, the latency of reads issued",
+            "one at a time. Becomes 'rdmasim perf pcie_read|pcie_write' once merged with the perf command."})
 final class PciePerfCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
