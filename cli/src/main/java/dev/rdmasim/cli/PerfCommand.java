@@ -38,8 +38,14 @@ final class PerfCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "TEST",
-            description = "send_bw, write_bw, read_bw, send_lat, write_lat or read_lat.")
+            description = {"send_bw, write_bw, read_bw, send_lat, write_lat or read_lat;",
+                "or pcie_read / pcie_write: the adapter's DMA engine streams reads or writes of -s bytes over PCIe,",
+                "as pcie-bench does from the device side (-s 64..65536, -a 64 B..4 KiB, --window)."})
     String test;
+
+    @Option(names = "--window", paramLabel = "N",
+            description = "pcie_read/pcie_write only: DMA requests kept outstanding (default: every read tag).")
+    Integer window;
 
     @Option(names = {"-s", "--size"}, paramLabel = "BYTES",
             description = "Message size (default: 65536 for bw, 2 for lat; at most 8388608).")
@@ -96,6 +102,12 @@ final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (test.startsWith("pcie_")) {
+            return pcie();
+        }
+        if (window != null) {
+            throw new UserError("--window applies to pcie_read and pcie_write only");
+        }
         PerfOptions options = options();
         PrintWriter out = spec.commandLine().getOut();
         if (!json) {
@@ -223,5 +235,39 @@ final class PerfCommand implements Callable<Integer> {
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** pcie_read / pcie_write: the DMA benchmark, with the flags it shares with the others. */
+    private int pcie() {
+        for (String flag : new String[] {"-t", "-r", "-I", "-q", "-l", "-Q", "-m"}) {
+            if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
+                throw new UserError(flag + " does not apply to " + test);
+            }
+        }
+        List<String> args = new ArrayList<>(List.of(test));
+        if (size != null) {
+            args.addAll(List.of("-s", size.toString()));
+        }
+        if (all) {
+            args.add("-a");
+        }
+        if (iterations != null) {
+            args.addAll(List.of("-n", iterations.toString()));
+        }
+        if (window != null) {
+            args.addAll(List.of("--window", window.toString()));
+        }
+        args.addAll(List.of("--profile", profile, "--seed", Long.toString(seed)));
+        for (String o : overrides) {
+            args.addAll(List.of("--set", o));
+        }
+        if (json) {
+            args.add("--json");
+        }
+        CommandLine pcie = new CommandLine(new PciePerfCommand());
+        pcie.setOut(spec.commandLine().getOut());
+        pcie.setErr(spec.commandLine().getErr());
+        pcie.setExecutionExceptionHandler(spec.commandLine().getExecutionExceptionHandler());
+        return pcie.execute(args.toArray(String[]::new));
     }
 }
