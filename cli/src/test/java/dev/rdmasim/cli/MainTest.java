@@ -2,87 +2,66 @@ package dev.rdmasim.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class MainTest {
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = Main.execute(args);
-            return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-    }
 
     @Test
     void helpListsTheCommands() {
-        Run r = run("--help");
-        assertThat(r.code).isZero();
-        assertThat(r.out).contains("demo", "Cycle-level model");
-        assertThat(run("demo", "kernel", "--help").out).contains("--vcd-signals", "--seed");
+        Cli r = Cli.run("--help");
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("demo", "Cycle-level model");
+        assertThat(Cli.run("demo", "kernel", "--help").out()).contains("--vcd-signals", "--seed");
     }
 
     @Test
     void kernelDemoWritesItsOutputs(@TempDir Path dir) {
-        Run r = run("demo", "kernel", "--out", dir.toString(), "--tokens", "500", "--stats");
-        assertThat(r.code).as(r.err).isZero();
-        assertThat(r.out).contains("500 tokens", "throughput", "wave.vcd", "demo.sink.received");
+        Cli r = Cli.run("demo", "kernel", "--out", dir.toString(), "--tokens", "500", "--stats");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("500 tokens", "throughput", "wave.vcd", "demo.sink.received");
         assertThat(Files.exists(dir.resolve("wave.vcd"))).isTrue();
         assertThat(Files.exists(dir.resolve("stats.json"))).isTrue();
     }
 
     @Test
     void adapterDemoWritesWaveformCaptureAndStatistics(@TempDir Path dir) throws Exception {
-        Run r = run("demo", "adapter", "--out", dir.toString(), "--messages", "40", "--size", "3000", "--depth", "8");
-        assertThat(r.code).as(r.err).isZero();
-        assertThat(r.out).contains("40 RDMA WRITEs of 3000 B", "Gb/s", "doorbell to CQE", "WQE_FETCHED", "wire.pcap");
+        Cli r = Cli.run("demo", "adapter", "--out", dir.toString(), "--messages", "40", "--size", "3000", "--depth", "8");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("40 RDMA WRITEs of 3000 B", "Gb/s", "doorbell to CQE", "WQE_FETCHED", "wire.pcap");
         for (String f : new String[] {"wave.vcd", "wire.pcap", "stats.json"}) {
             assertThat(Files.size(dir.resolve(f))).as(f).isPositive();
         }
         assertThat(Files.readString(dir.resolve("stats.json"))).contains("nicA.tx.packets", "nicB.rx.placedBytes");
         // Same seed, same bytes.
         Path again = dir.resolve("again");
-        assertThat(run("demo", "adapter", "--out", again.toString(), "--messages", "40", "--size", "3000", "--depth", "8").code).isZero();
+        assertThat(Cli.run("demo", "adapter", "--out", again.toString(), "--messages", "40", "--size", "3000", "--depth", "8").code()).isZero();
         assertThat(Files.readAllBytes(again.resolve("wire.pcap"))).isEqualTo(Files.readAllBytes(dir.resolve("wire.pcap")));
         assertThat(Files.readAllBytes(again.resolve("stats.json"))).isEqualTo(Files.readAllBytes(dir.resolve("stats.json")));
     }
 
     @Test
     void adapterDemoRejectsBadProfileSettingsInOneLine() {
-        Run r = run("demo", "adapter", "--set", "pcie.mps=300");
-        assertThat(r.code).isEqualTo(2);
-        assertThat(r.err).contains("pcie.mps").doesNotContain("\tat ");
-        Run p = run("demo", "adapter", "--profile", "nosuch");
-        assertThat(p.code).isEqualTo(2);
-        assertThat(p.err).contains("cx5-like");
+        Cli r = Cli.run("demo", "adapter", "--set", "pcie.mps=300");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("pcie.mps").doesNotContain("\tat ");
+        Cli p = Cli.run("demo", "adapter", "--profile", "nosuch");
+        assertThat(p.code()).isEqualTo(2);
+        assertThat(p.err()).contains("cx5-like");
     }
 
     @Test
     void userErrorsExitWithStatusTwoAndNoStackTrace() {
-        Run bad = run("demo", "kernel", "--tokens", "0");
-        assertThat(bad.code).isEqualTo(2);
-        assertThat(bad.err).contains("--tokens must be at least 1").doesNotContain("Exception", "\tat ");
-        Run unknown = run("demo", "kernel", "--bogus");
-        assertThat(unknown.code).isEqualTo(2);
-        assertThat(unknown.err).contains("Unknown option: '--bogus'");
-        Run notANumber = run("demo", "kernel", "--seed", "x");
-        assertThat(notANumber.code).isEqualTo(2);
-        assertThat(notANumber.err).contains("--seed");
+        Cli bad = Cli.run("demo", "kernel", "--tokens", "0");
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).contains("--tokens must be at least 1").doesNotContain("Exception", "\tat ");
+        Cli unknown = Cli.run("demo", "kernel", "--bogus");
+        assertThat(unknown.code()).isEqualTo(2);
+        assertThat(unknown.err()).contains("Unknown option: '--bogus'");
+        Cli notANumber = Cli.run("demo", "kernel", "--seed", "x");
+        assertThat(notANumber.code()).isEqualTo(2);
+        assertThat(notANumber.err()).contains("--seed");
     }
 }

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -15,24 +12,6 @@ import org.junit.jupiter.api.Test;
 class PerfCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private record Run(int code, String out, String err) {
-    }
-
-    private static Run run(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = Main.execute(args);
-            return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-    }
 
     private static List<JsonNode> lines(String out) throws Exception {
         List<JsonNode> l = new ArrayList<>();
@@ -44,9 +23,9 @@ class PerfCommandTest {
 
     @Test
     void bandwidthJsonHasOneObjectPerSizeWithTheDocumentedKeys() throws Exception {
-        Run r = run("perf", "write_bw", "-s", "4096", "-n", "200", "-t", "32", "--json");
-        assertThat(r.code).as(r.err).isZero();
-        List<JsonNode> objs = lines(r.out);
+        Cli r = Cli.run("perf", "write_bw", "-s", "4096", "-n", "200", "-t", "32", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        List<JsonNode> objs = lines(r.out());
         assertThat(objs).hasSize(1);
         JsonNode o = objs.get(0);
         List<String> keys = new ArrayList<>();
@@ -66,9 +45,9 @@ class PerfCommandTest {
 
     @Test
     void latencyJsonHasTheLatencyKeysForEverySize() throws Exception {
-        Run r = run("perf", "send_lat", "-n", "20", "--json", "--profile", "default", "--set", "host.pollTime=10ns");
-        assertThat(r.code).as(r.err).isZero();
-        JsonNode o = lines(r.out).get(0);
+        Cli r = Cli.run("perf", "send_lat", "-n", "20", "--json", "--profile", "default", "--set", "host.pollTime=10ns");
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode o = lines(r.out()).get(0);
         List<String> keys = new ArrayList<>();
         o.fieldNames().forEachRemaining(keys::add);
         assertThat(keys).containsExactly("test", "bytes", "iterations", "t_min_us", "t_max_us", "t_typical_us",
@@ -81,8 +60,8 @@ class PerfCommandTest {
     void sameSeedAndOptionsGiveTheSameJsonExceptWallTime() throws Exception {
         String[] args = {"perf", "send_bw", "-s", "2048", "-n", "100", "-t", "16", "-Q", "4", "--seed", "5", "--json",
             "--set", "link.dropProbability=0.001"};
-        List<JsonNode> a = lines(run(args).out);
-        List<JsonNode> b = lines(run(args).out);
+        List<JsonNode> a = lines(Cli.run(args).out());
+        List<JsonNode> b = lines(Cli.run(args).out());
         for (List<JsonNode> l : List.of(a, b)) {
             assertThat(l.get(0).get("wall_s").asDouble()).isPositive();
             ((ObjectNode) l.get(0)).remove("wall_s");
@@ -92,19 +71,19 @@ class PerfCommandTest {
 
     @Test
     void tableFollowsPerftestsLayout() {
-        Run r = run("perf", "read_lat", "-s", "64", "-n", "30");
-        assertThat(r.code).as(r.err).isZero();
-        assertThat(r.out).contains("RDMA_Read Latency Test", "Profile         : default", "Number of qps   : 1",
+        Cli r = Cli.run("perf", "read_lat", "-s", "64", "-n", "30");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("RDMA_Read Latency Test", "Profile         : default", "Number of qps   : 1",
                 "Mtu             : 1024[B]", "Max inline data: 0[B]",
                 " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]"
                         + "   99% percentile[usec]   99.9% percentile[usec]");
-        assertThat(r.out).containsPattern("(?m)^ 64 +30 +\\d+\\.\\d{3} ");
-        Run w = run("perf", "write_bw", "-s", "1024", "-n", "64", "-l", "8", "-m", "2048", "-q", "2");
-        assertThat(w.code).as(w.err).isZero();
-        assertThat(w.out).contains("RDMA_Write BW Test", "Number of qps   : 2", "CQ Moderation  : 8",
+        assertThat(r.out()).containsPattern("(?m)^ 64 +30 +\\d+\\.\\d{3} ");
+        Cli w = Cli.run("perf", "write_bw", "-s", "1024", "-n", "64", "-l", "8", "-m", "2048", "-q", "2");
+        assertThat(w.code()).as(w.err()).isZero();
+        assertThat(w.out()).contains("RDMA_Write BW Test", "Number of qps   : 2", "CQ Moderation  : 8",
                 "Post List      : 8", "Mtu             : 2048[B]",
                 " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]");
-        assertThat(w.out).containsPattern("(?m)^ 1024 +128 +\\d+\\.\\d\\d +\\d+\\.\\d\\d +\\d+\\.\\d{6}$");
+        assertThat(w.out()).containsPattern("(?m)^ 1024 +128 +\\d+\\.\\d\\d +\\d+\\.\\d\\d +\\d+\\.\\d{6}$");
     }
 
     @Test
@@ -121,18 +100,18 @@ class PerfCommandTest {
         };
         for (String[] c : cases) {
             String[] args = java.util.Arrays.copyOfRange(c, 1, c.length);
-            Run r = run(args);
-            assertThat(r.code).as(String.join(" ", args)).isEqualTo(2);
-            assertThat(r.err).as(String.join(" ", args)).startsWith("rdmasim: ").contains(c[0]);
-            assertThat(r.err.strip().lines().count()).as("one line: " + r.err).isEqualTo(1);
-            assertThat(r.out).isEmpty();
+            Cli r = Cli.run(args);
+            assertThat(r.code()).as(String.join(" ", args)).isEqualTo(2);
+            assertThat(r.err()).as(String.join(" ", args)).startsWith("rdmasim: ").contains(c[0]);
+            assertThat(r.err().strip().lines().count()).as("one line: " + r.err()).isEqualTo(1);
+            assertThat(r.out()).isEmpty();
         }
     }
 
     @Test
     void aRunThatFailsReportsWhyWithExitStatus1() {
-        Run r = run("perf", "write_bw", "-n", "10", "--set", "link.dropProbability=1");
-        assertThat(r.code).isEqualTo(1);
-        assertThat(r.err).startsWith("rdmasim: perf write_bw failed: ").contains("NdkConnect");
+        Cli r = Cli.run("perf", "write_bw", "-n", "10", "--set", "link.dropProbability=1");
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err()).startsWith("rdmasim: perf write_bw failed: ").contains("NdkConnect");
     }
 }
