@@ -55,6 +55,8 @@ import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 public final class Adapter extends Module implements MmioTarget, DmaCallback {
     public static final int QP_CONTEXT_BYTES = 256;
     public static final int CQ_CONTEXT_BYTES = 64;
+    /** The first QP number a data QP gets: 0 and 1 are the special QPs of the IB architecture. */
+    public static final int FIRST_DATA_QPN = 2;
     static final int PAGE = 4096;
 
     final Profile profile;
@@ -308,9 +310,12 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         return lowestFree(cqNumbers, 0, maxCqs);
     }
 
-    /** Lowest free QP number (0 is reserved), or -1 when all are in use. */
+    /**
+     * Lowest free QP number, or -1 when all are in use. 0 and 1 are reserved (the subnet management and general
+     * services QPs: the GSI unit answers on QP1, and Wireshark decodes anything sent to QP 1 as a MAD).
+     */
     public int freeQpn() {
-        return lowestFree(qpNumbers, 1, maxQps);
+        return lowestFree(qpNumbers, FIRST_DATA_QPN, maxQps);
     }
 
     /** Lowest free memory key index (0 is reserved), or -1 when all {@code nic.maxMrs} are in use. */
@@ -536,7 +541,7 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     }
 
     int tryCreateQp(int qpn, QpConfig cfg) {
-        int s = numberStatus("QP", qpn, 1, maxQps);
+        int s = numberStatus("QP", qpn, FIRST_DATA_QPN, maxQps);
         if (s != Command.STATUS_OK) {
             return s;
         }

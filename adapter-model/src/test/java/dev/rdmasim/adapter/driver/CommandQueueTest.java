@@ -175,12 +175,12 @@ class CommandQueueTest {
     @Test
     void exhaustionAnswersNoResourcesAndChangesNothing() {
         Simulator sim = new Simulator(1);
-        Profile small = Profile.defaults().with("nic.maxCqs", "2").with("nic.maxQps", "2").with("nic.maxPds", "2")
+        Profile small = Profile.defaults().with("nic.maxCqs", "2").with("nic.maxQps", "3").with("nic.maxPds", "2")
                 .with("nic.maxMrs", "2");
         HostDriver d = driver(sim, small, "A", 2, 1);
         Side s = build(sim, d);
         assertThat(s.cq().cqn()).isZero();
-        assertThat(s.qp().qpn()).isEqualTo(1);
+        assertThat(s.qp().qpn()).isEqualTo(dev.rdmasim.adapter.nic.Adapter.FIRST_DATA_QPN);
         Box<CompletionQueue> cq2 = new Box<>(sim);
         Box<CompletionQueue> cq3 = new Box<>(sim);
         Box<Integer> pd2 = new Box<>(sim);
@@ -202,7 +202,7 @@ class CommandQueueTest {
         assertThat(d.adapter().freePd()).isEqualTo(-1);
         assertThat(d.adapter().freeKeyIndex()).isEqualTo(-1);
         assertThat(d.adapter().cqExists(2)).isFalse();
-        assertThat(d.adapter().qpExists(2)).isFalse();
+        assertThat(d.adapter().qpExists(dev.rdmasim.adapter.nic.Adapter.FIRST_DATA_QPN + 1)).isFalse();
         assertThat(counter(sim, "nicA.cmd.failed")).isEqualTo(4);
         // Freeing one makes room again.
         Box<Void> gone = new Box<>(sim);
@@ -308,7 +308,7 @@ class CommandQueueTest {
         assertThat(d.adapter().pdAllocated(s.pd())).isFalse();
         // The numbers are free again, lowest first.
         assertThat(d.adapter().freeCqn()).isZero();
-        assertThat(d.adapter().freeQpn()).isEqualTo(1);
+        assertThat(d.adapter().freeQpn()).isEqualTo(dev.rdmasim.adapter.nic.Adapter.FIRST_DATA_QPN);
     }
 
     @Test

@@ -637,9 +637,9 @@ class EndToEndTest {
         h.nic.attach(loop.a());
         long ring = h.mem.allocate(64L << 6, 4096);
         long rec = h.mem.allocate(8, 64);
-        h.nic.createQp(2, new QpConfig(TestHost.PD, 1, 1, ring, 6, h.rqBase, TestHost.LOG_RQ, 0, rec, 4, 1, 220, ALL));
-        h.nic.connectQp(TestHost.QPN, 2, h.nic.mac(), h.nic.ip(), 10, 900);
-        h.nic.connectQp(2, TestHost.QPN, h.nic.mac(), h.nic.ip(), 900, 10);
+        h.nic.createQp(TestHost.QPN + 1, new QpConfig(TestHost.PD, 1, 1, ring, 6, h.rqBase, TestHost.LOG_RQ, 0, rec, 4, 1, 220, ALL));
+        h.nic.connectQp(TestHost.QPN, TestHost.QPN + 1, h.nic.mac(), h.nic.ip(), 10, 900);
+        h.nic.connectQp(TestHost.QPN + 1, TestHost.QPN, h.nic.mac(), h.nic.ip(), 900, 10);
         byte[] data = pattern(42, 3000);
         h.mem.write(h.buf, data, 0, data.length);
         h.post(WqeOpcode.RDMA_WRITE, h.buf + 65536, h.key, h.buf, data.length, false, true);

@@ -26,11 +26,11 @@ class QpScalingTest {
         TestHost a = p[0];
         TestHost b = p[1];
         int logBbs = 2;
-        long[] sq = new long[qps + 1];
-        long[] db = new long[qps + 1];
-        int[] pi = new int[qps + 1];
-        byte[][] mirror = new byte[qps + 1][];
-        for (int q = 2; q <= qps; q++) {
+        long[] sq = new long[qps + TestHost.QPN + 1];
+        long[] db = new long[qps + TestHost.QPN + 1];
+        int[] pi = new int[qps + TestHost.QPN + 1];
+        byte[][] mirror = new byte[qps + TestHost.QPN + 1][];
+        for (int q = TestHost.QPN + 1; q <= qps + TestHost.QPN - 1; q++) {
             for (TestHost h : p) {
                 long ring = h.mem.allocate(64L << logBbs, 4096);
                 long rec = h.mem.allocate(8, 64);
@@ -49,11 +49,11 @@ class QpScalingTest {
         int[] completions = {0};
         a.nic.addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> {
             completions[0]++;
-            if (qpn >= 2) {
+            if (qpn > TestHost.QPN) {
                 post(a, qpn, sq[qpn], db[qpn], mirror[qpn], logBbs, pi, b);
             }
         });
-        for (int q = 2; q <= qps; q++) {
+        for (int q = TestHost.QPN + 1; q <= qps + TestHost.QPN - 1; q++) {
             post(a, q, sq[q], db[q], mirror[q], logBbs, pi, b);
         }
         long warm = 200_000_000L;

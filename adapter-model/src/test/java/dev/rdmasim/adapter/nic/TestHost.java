@@ -19,7 +19,7 @@ final class TestHost {
     static final int LOG_SQ_BBS = 8;
     static final int LOG_RQ = 6;
     static final int LOG_CQ = 8;
-    static final int QPN = 1;
+    static final int QPN = Adapter.FIRST_DATA_QPN;
     static final int PD = 7;
 
     final Simulator sim;
