@@ -75,8 +75,18 @@ final class ReplayCommand implements Runnable {
         ReplayOptions o = new ReplayOptions(dir, profile, overrides, seed, wave, vcdSignals, timeline, pcap);
         ReplayResult r;
         long wall = System.nanoTime();
-        try {
-            r = Replay.run(trace, o);
+        try (ProgressDisplay bar = new ProgressDisplay("replay", "calls")) {
+            r = Replay.run(trace, o, i -> { }, new Replay.Progress() {
+                @Override
+                public void started(long totalCalls) {
+                    bar.total(totalCalls);
+                }
+
+                @Override
+                public void progress(long callsDone) {
+                    bar.at(callsDone);
+                }
+            });
         } catch (TraceError e) {
             throw new UserError(e.getMessage());
         } catch (IOException e) {

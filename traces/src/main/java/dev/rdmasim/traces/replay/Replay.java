@@ -85,6 +85,9 @@ public final class Replay {
     private LifecycleLog lifecycle;
     private long calls;
     private long late;
+    private Progress progress;
+    /** Call lines run (waits and polls included), for the progress report. */
+    private long callLines;
     // When the trace has ended, the replay stops once every initiator request has been retired by its adapter
     // and every completion an auto-polled CQ owes has been taken: nothing after that is the trace's doing.
     private long postedInitiator;
@@ -115,11 +118,28 @@ public final class Replay {
     public record Inspection(Topology topology, Map<String, Long> bufferAddresses) {
     }
 
+    /** What a long replay reports as it goes: the number of calls in the trace, then the calls run so far. */
+    public interface Progress {
+        void started(long totalCalls);
+
+        void progress(long callsDone);
+    }
+
     /** As {@link #run(Path, ReplayOptions)}, then hands the hosts to {@code inspect} (their memories, statistics). */
     public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect)
             throws IOException {
-        TraceChecker.check(trace);
+        return run(trace, options, inspect, null);
+    }
+
+    /** As {@link #run(Path, ReplayOptions, java.util.function.Consumer)}, reporting to {@code progress} (may be null). */
+    public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
+            Progress progress) throws IOException {
+        TraceChecker.Summary summary = TraceChecker.check(trace);
         Replay r = new Replay(trace, options);
+        r.progress = progress;
+        if (progress != null) {
+            progress.started(summary.calls());
+        }
         ReplayResult result = r.replay();
         Map<String, Long> addresses = new TreeMap<>();
         r.buffers.forEach((name, b) -> addresses.put(name, b[0]));
@@ -321,6 +341,12 @@ public final class Replay {
             TraceLine l = pending;
             pending = null;
             lastTime = sim.now();
+            if (l.isCall()) {
+                callLines++;
+                if (progress != null) {
+                    progress.progress(callLines);
+                }
+            }
             if (l.time().setAnchor() >= 0) {
                 anchors[l.time().setAnchor()] = lastTime;
             }
