@@ -34,6 +34,7 @@ import dev.rdmasim.traces.format.TraceChecker;
 import dev.rdmasim.traces.format.TraceError;
 import dev.rdmasim.traces.format.TraceLine;
 import dev.rdmasim.traces.format.TraceReader;
+import dev.rdmasim.traces.record.TraceRecorder;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -79,6 +80,8 @@ public final class Replay {
     private boolean finished;
     private Event step;
     private Waiter waiter;
+    /** Writes the replay's NDK calls as a trace ({@code --record}), or null. */
+    private TraceRecorder recorder;
 
     // Outputs and tallies.
     private CompletionLog log;
@@ -182,6 +185,10 @@ public final class Replay {
                 capture.close();
                 capture = null;
             }
+            if (recorder != null) {
+                recorder.close();
+                recorder = null;
+            }
             ReplayResult result = new ReplayResult(sim.now(), firstCallPs < 0 ? 0 : firstCallPs, sim.eventsExecuted(),
                     calls, log.rows(), bytesMoved,
                     new TreeMap<>(statusCounts), percentileNs(50), percentileNs(99), completionsCsv, summaryJson,
@@ -207,6 +214,9 @@ public final class Replay {
                 }
                 if (capture != null) {
                     closeQuietly(capture);
+                }
+                if (recorder != null) {
+                    recorder.abandon();
                 }
                 for (Path p : new Path[] {completionsCsv, lifecycleCsv, summaryJson, vcdPath, pcapPath, timelinePath}) {
                     if (p != null) {
@@ -258,6 +268,27 @@ public final class Replay {
             profiles[0] = profiles[1] = baseProfile(null);
         }
         topology = Topology.twoHosts(sim, profiles[0], profiles[1]);
+        if (options.record() != null) {
+            startRecording(n, profiles);
+        }
+    }
+
+    /**
+     * Records the hosts of the trace. The replay writes its own poll and wait lines (the recorder sees only the
+     * NDK calls, not when a wait started), and CQs keep their polling mode, so the recorded trace polls as this
+     * replay did.
+     */
+    private void startRecording(int declared, Profile[] profiles) {
+        try {
+            recorder = new TraceRecorder(options.record(), "recorded by rdmasim replay " + trace.getFileName()
+                    + " (seed " + options.seed() + ")");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot record into " + options.record(), e);
+        }
+        recorder.recordPolls(false);
+        for (int h = 0; h < Math.max(1, declared); h++) {
+            recorder.host(topology.adapter(h), hostNames[h] != null ? hostNames[h] : h == 0 ? "A" : "B", profiles[h]);
+        }
     }
 
     private Profile profile(TraceLine host) {
@@ -378,7 +409,11 @@ public final class Replay {
             case "poll" -> {
                 calls++;
                 CqEntry c = object(l, l.positional(0), CqEntry.class);
-                take(c, (int) l.integer("max", POLL_BATCH));
+                int max = (int) l.integer("max", POLL_BATCH);
+                if (recorder != null) {
+                    recorder.pollLine(sim.now(), c.cq, max);
+                }
+                pollOnce(c, max);
             }
             case "wait" -> startWait(l);
             case "moderate" -> {
@@ -449,6 +484,10 @@ public final class Replay {
         boolean auto = !"manual".equalsIgnoreCase(l.text("poll", "auto"));
         CqEntry entry = new CqEntry(name, hostIndex(name));
         entry.auto = auto;
+        if (recorder != null) {
+            recorder.pollAuto(auto);
+            recorder.nameNext(name);
+        }
         block();
         int s = a.createCq(l.integer("depth"), (ctx, st) -> entry.notifications++, name, null, (ctx, st, obj) -> {
             created(l, "CQ " + name, st);
@@ -471,6 +510,9 @@ public final class Replay {
 
     private void createPd(TraceLine l) {
         String name = l.positional(0);
+        if (recorder != null) {
+            recorder.nameNext(name);
+        }
         block();
         int s = adapterOf(name).createPd((ctx, st, obj) -> {
             created(l, "PD " + name, st);
@@ -487,6 +529,10 @@ public final class Replay {
         long size = l.size("size");
         long address = topology.host(h).allocate(size);
         fill(l, topology.host(h).memory(), address, size);
+        if (recorder != null) {
+            recorder.fill(topology.adapter(h), address, l.text("fill", "zero"));
+            recorder.nameNext(name);
+        }
         Out<NdkMr> mr = new Out<>();
         int s = pd.createMr(false, null, null, mr);
         created(l, "MR " + name, s);
@@ -527,6 +573,9 @@ public final class Replay {
         CqEntry rcq = object(l, l.text("rcq"), CqEntry.class);
         CqEntry icq = object(l, l.text("icq"), CqEntry.class);
         QpEntry entry = new QpEntry(name, hostIndex(name));
+        if (recorder != null) {
+            recorder.nameNext(name);
+        }
         block();
         int s = pd.createQp(rcq.cq, icq.cq, l.text("context", name), l.integer("rq"), l.integer("iq"), l.integer("rsge"),
                 l.integer("isge"), l.size("inline"), (ctx, st, obj) -> {
@@ -703,6 +752,27 @@ public final class Replay {
         }
     }
 
+    /**
+     * A {@code poll} line: one {@code NdkGetCqResultsEx} for up to {@code max} completions, as the line says (so a
+     * recorded poll replays as the same single call).
+     */
+    private void pollOnce(CqEntry c, int max) {
+        if (c.cq == null || c.cq.isClosed() || c.cq.isClosing()) {
+            return;
+        }
+        NdkResultEx[] results = c.results;
+        if (max > results.length) {
+            results = new NdkResultEx[max];
+            for (int i = 0; i < max; i++) {
+                results[i] = new NdkResultEx();
+            }
+        }
+        int n = c.cq.getCqResultsEx(results, max);
+        for (int i = 0; i < n; i++) {
+            completed(c, results[i]);
+        }
+    }
+
     /** Takes up to {@code max} completions from {@code c} now and logs them. */
     private void take(CqEntry c, int max) {
         if (c.cq == null || c.cq.isClosed() || c.cq.isClosing()) {
@@ -749,6 +819,9 @@ public final class Replay {
     private void startWait(TraceLine l) {
         CqEntry c = object(l, l.positional(0), CqEntry.class);
         waiter = new Waiter(l, c, l.has("ctx") ? l.text("ctx") : null, l.integer("count", l.has("ctx") ? 0 : 1));
+        if (recorder != null) {
+            recorder.waitLine(sim.now(), c.cq, waiter.ctx, waiter.left);
+        }
         block();
         take(c, Integer.MAX_VALUE);
     }
