@@ -16,6 +16,7 @@ import dev.rdmasim.ndk.NdkQp;
 import dev.rdmasim.ndk.NdkRecorder;
 import dev.rdmasim.ndk.NdkResult;
 import dev.rdmasim.ndk.NdkSge;
+import dev.rdmasim.ndk.NtStatus;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -283,7 +284,8 @@ public final class TraceRecorder implements NdkRecorder, Closeable {
             default -> "receive";
         };
         StringBuilder b = new StringBuilder(verb).append(' ').append(name(qp));
-        String ctx = text(requestContext);
+        // The format wants a ctx on initiator calls: a null context (perf's) is recorded as '-'.
+        String ctx = requestContext == null ? "-" : text(requestContext);
         if (ctx != null) {
             b.append(" ctx=").append(ctx);
         }
@@ -325,7 +327,17 @@ public final class TraceRecorder implements NdkRecorder, Closeable {
     @Override
     public void polled(long ps, NdkCq cq, int requested, NdkResult[] results, int got) {
         if (recordPolls && !autoPolled.contains(cq)) {
-            pollLine(ps, cq, requested);
+            // What the poll took, as a comment: a reader (or a test) sees which completions the replay must take here.
+            StringBuilder b = new StringBuilder("poll ").append(name(cq)).append(" max=").append(requested);
+            if (got > 0) {
+                b.append("  # took ").append(got).append(':');
+                for (int i = 0; i < got; i++) {
+                    String ctx = text(results[i].requestContext);
+                    b.append(' ').append(ctx == null ? "-" : ctx).append('/')
+                            .append(NtStatus.name(results[i].status).replace("STATUS_", ""));
+                }
+            }
+            call(ps, b.toString());
         }
     }
 
