@@ -82,6 +82,7 @@ public final class Replay {
     private Waiter waiter;
     /** Writes the replay's NDK calls as a trace ({@code --record}), or null. */
     private TraceRecorder recorder;
+    private java.util.function.Consumer<RequestStages> requestListener;
 
     // Outputs and tallies.
     private CompletionLog log;
@@ -118,11 +119,37 @@ public final class Replay {
     public record Inspection(Topology topology, Map<String, Long> bufferAddresses) {
     }
 
+    /**
+     * One initiator request's way through the adapters, as a row of {@code lifecycle.csv} says it, for tools that
+     * explain requests.
+     *
+     * @param seq    its number in posting order over the whole trace, from 1
+     * @param host   the index of the host that posted it (0 for the first host line, 1 for the second)
+     * @param flags  the call's {@code NDK_OP_FLAG_*} flags
+     * @param stamps picoseconds per {@link Stage} (by ordinal), {@link Stage#NOT_REACHED} where it skipped one
+     */
+    public record RequestStages(long seq, int host, String qp, String ctx, String op, long bytes, int flags,
+            long[] stamps) {
+        public long at(Stage s) {
+            return stamps[s.ordinal()];
+        }
+    }
+
     /** As {@link #run(Path, ReplayOptions)}, then hands the hosts to {@code inspect} (their memories, statistics). */
     public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect)
             throws IOException {
+        return run(trace, options, inspect, null);
+    }
+
+    /**
+     * As {@link #run(Path, ReplayOptions, java.util.function.Consumer)}, handing each initiator request's stages
+     * to {@code requests} when its row of {@code lifecycle.csv} is written (null: none).
+     */
+    public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
+            java.util.function.Consumer<RequestStages> requests) throws IOException {
         TraceChecker.check(trace);
         Replay r = new Replay(trace, options);
+        r.requestListener = requests;
         ReplayResult result = r.replay();
         Map<String, Long> addresses = new TreeMap<>();
         r.buffers.forEach((name, b) -> addresses.put(name, b[0]));
@@ -154,6 +181,7 @@ public final class Replay {
             buildHosts();
             log = new CompletionLog(partial(completionsCsv));
             lifecycle = new LifecycleLog(partial(lifecycleCsv), timelinePath == null ? null : partial(timelinePath));
+            lifecycle.setListener(requestListener);
             for (int h = 0; h < 2; h++) {
                 int host = h;
                 topology.host(h).adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
@@ -693,6 +721,10 @@ public final class Replay {
         final String op;
         final long postedPs;
         final long bytes;
+        /** Posting order among initiator requests (from 1), the QP's name and the call's flags, for explanations. */
+        long seq;
+        String qp;
+        int flags;
 
         Request(String ctx, String op, long postedPs, long bytes) {
             this.ctx = ctx;
@@ -740,6 +772,9 @@ public final class Replay {
         }
         if (s == STATUS_SUCCESS) {
             if (!op.equals("receive")) {
+                req.seq = postedInitiator + 1;
+                req.qp = q.name;
+                req.flags = flags;
                 lifecycle.posted(q.host, q.qp.qpn(), q.qp.lastPostedWqe(), req, sim.now());
                 postedInitiator++;
                 if ((flags & dev.rdmasim.ndk.NdkOpFlags.NDK_OP_FLAG_SILENT_SUCCESS) == 0 && q.icqAuto) {
