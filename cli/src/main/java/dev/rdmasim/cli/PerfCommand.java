@@ -100,9 +100,16 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object per size instead of the table.")
     boolean json;
 
+    @Option(names = "--record", paramLabel = "FILE",
+            description = "Write the run's NDK calls as a trace (rdmasim replay FILE takes the same completions at the same times).")
+    java.nio.file.Path record;
+
     @Override
     public Integer call() {
         if (test.startsWith("pcie_")) {
+            if (record != null) {
+                throw new UserError("--record applies to the NDK tests, not to " + test + " (it makes no NDK calls)");
+            }
             return pcie();
         }
         if (window != null) {
@@ -118,7 +125,7 @@ final class PerfCommand implements Callable<Integer> {
             Perf.run(options, r -> {
                 out.println(json ? toJson(mapper, r) : row(r));
                 out.flush();
-            });
+            }, record);
         } catch (PerfFailure e) {
             out.flush();
             spec.commandLine().getErr().println("rdmasim: perf " + options.test().label() + " failed: " + e.getMessage());
@@ -126,6 +133,9 @@ final class PerfCommand implements Callable<Integer> {
         }
         if (!json) {
             out.println(LINE);
+            if (record != null) {
+                out.println(" recorded trace  : " + record);
+            }
             out.flush();
         }
         return 0;

@@ -60,6 +60,10 @@ final class ReplayCommand implements Runnable {
     @Option(names = "--pcap", description = "Write wire.pcap (every frame on the cable; Wireshark, tshark).")
     boolean pcap;
 
+    @Option(names = "--record", paramLabel = "FILE",
+            description = "Also write the NDK calls the replay made as a trace (replays to the same completions).")
+    Path record;
+
     @Override
     public void run() {
         if (!Files.isRegularFile(trace)) {
@@ -72,11 +76,11 @@ final class ReplayCommand implements Runnable {
         }
         Path dir = out != null ? out : Path.of("rdmasim-out", baseName(trace));
         boolean wave = vcd || !vcdSignals.isEmpty();
-        ReplayOptions o = new ReplayOptions(dir, profile, overrides, seed, wave, vcdSignals, timeline, pcap);
+        ReplayOptions o = new ReplayOptions(dir, profile, overrides, seed, wave, vcdSignals, timeline, pcap, record);
         ReplayResult r;
         long wall = System.nanoTime();
         try (ProgressDisplay bar = new ProgressDisplay("replay", "calls")) {
-            r = Replay.run(trace, o, i -> { }, new Replay.Progress() {
+            r = Replay.run(trace, o, i -> { }, null, new Replay.Progress() {
                 @Override
                 public void started(long totalCalls) {
                     bar.total(totalCalls);
@@ -116,6 +120,9 @@ final class ReplayCommand implements Runnable {
         }
         if (r.pcap() != null) {
             p.printf(Locale.ROOT, "  packets         %s   (wireshark %s)%n", r.pcap(), r.pcap());
+        }
+        if (record != null) {
+            p.printf(Locale.ROOT, "  recorded trace  %s%n", record);
         }
         p.flush();
         if (r.statusCounts().keySet().stream().anyMatch(s -> !s.equals(NtStatus.name(NtStatus.STATUS_SUCCESS)))) {

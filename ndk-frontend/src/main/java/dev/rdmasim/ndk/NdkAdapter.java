@@ -30,6 +30,8 @@ public final class NdkAdapter extends NdkObject {
     final IntHashSet listeningPorts = new IntHashSet();
     private final CmAgent cm;
     private final ArrayDeque<Runnable> callbacks = new ArrayDeque<>();
+    /** Told of every call when set (a field read per call when not). */
+    NdkRecorder recorder;
     private final Event callbackEvent;
 
     private NdkAdapter(HostDriver driver) {
@@ -48,6 +50,21 @@ public final class NdkAdapter extends NdkObject {
     /** {@code NdkOpenAdapter}: opens the NDK provider of the host that {@code driver} drives. */
     public static NdkAdapter open(HostDriver driver) {
         return new NdkAdapter(driver);
+    }
+
+    /** Tells {@code r} of every NDK call made on this adapter and its objects from now on; null stops it. */
+    public void setRecorder(NdkRecorder r) {
+        recorder = r;
+    }
+
+    /** The recorder set, or null. */
+    public NdkRecorder recorder() {
+        return recorder;
+    }
+
+    /** The current simulated time, in picoseconds (for recorders). */
+    long now() {
+        return driver.sim().now();
     }
 
     public HostDriver driver() {
@@ -98,6 +115,9 @@ public final class NdkAdapter extends NdkObject {
         firmware.createCq(NdkCq.logSizeFor(cqDepth), (status, hw) -> {
             cq.created(status, hw);
             cq.requestDone();
+            if (status == STATUS_SUCCESS && recorder != null) {
+                recorder.cqCreated(now(), cq, cqDepth);
+            }
             createCompletion.createCompletion(requestContext, status, status == STATUS_SUCCESS ? cq : null);
         });
         return STATUS_PENDING;
@@ -134,6 +154,9 @@ public final class NdkAdapter extends NdkObject {
         firmware.allocPd((status, number) -> {
             pd.created(status, number);
             pd.requestDone();
+            if (status == STATUS_SUCCESS && recorder != null) {
+                recorder.pdCreated(now(), pd);
+            }
             createCompletion.createCompletion(requestContext, status, status == STATUS_SUCCESS ? pd : null);
         });
         return STATUS_PENDING;

@@ -79,6 +79,10 @@ public final class NdkConnector extends NdkObject {
         qp.inConnection = true;
         byte[] req = CmaHeader.request(local, destAddress, pPrivateData, privateDataLength);
         start(requestCompletion, requestContext);
+        if (adapter.recorder != null) {
+            adapter.recorder.connecting(adapter.now(), this, qp, destAddress, inboundReadLimit, outboundReadLimit,
+                    pPrivateData, privateDataLength);
+        }
         connection = cm.connect(qp.hw, destAddress.ipv4(), CmMad.tcpServiceId(destAddress.port()),
                 clamp(inboundReadLimit, adapter.info().maxInboundReadLimit),
                 clamp(outboundReadLimit, adapter.info().maxOutboundReadLimit), req, new Events());
@@ -131,6 +135,10 @@ public final class NdkConnector extends NdkObject {
         this.disconnectEvent = disconnectEvent;
         this.disconnectContext = disconnectEventContext;
         start(requestCompletion, requestContext);
+        if (adapter.recorder != null) {
+            adapter.recorder.accepting(adapter.now(), this, qp, inboundReadLimit, outboundReadLimit, pPrivateData,
+                    privateDataLength);
+        }
         cm.accept(connection, qp.hw, clamp(inboundReadLimit, adapter.info().maxInboundReadLimit),
                 clamp(outboundReadLimit, adapter.info().maxOutboundReadLimit), copy(pPrivateData, privateDataLength),
                 new Events());
@@ -201,6 +209,9 @@ public final class NdkConnector extends NdkObject {
      */
     public int disconnect(NdkCallbacks.RequestCompletion requestCompletion, Object requestContext) {
         checkUsable();
+        if (adapter.recorder != null) {
+            adapter.recorder.disconnect(adapter.now(), this);
+        }
         if (!established || disconnected || pending != null) {
             return STATUS_CONNECTION_INVALID;
         }

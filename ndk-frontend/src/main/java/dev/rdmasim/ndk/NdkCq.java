@@ -79,12 +79,19 @@ public final class NdkCq extends NdkObject {
      * in the order the adapter wrote them; returns how many (0: none there).
      */
     public int getCqResults(NdkResult[] pResults, int nResults) {
-        return poll(pResults, nResults);
+        return recorded(pResults, nResults, poll(pResults, nResults));
     }
 
     /** {@code NdkGetCqResultsEx}: as {@link #getCqResults}, with each result's operation type. */
     public int getCqResultsEx(NdkResultEx[] pResults, int nResults) {
-        return poll(pResults, nResults);
+        return recorded(pResults, nResults, poll(pResults, nResults));
+    }
+
+    private int recorded(NdkResult[] results, int requested, int got) {
+        if (adapter.recorder != null) {
+            adapter.recorder.polled(adapter.now(), this, requested, results, got);
+        }
+        return got;
     }
 
     private int poll(NdkResult[] out, int n) {
@@ -131,6 +138,9 @@ public final class NdkCq extends NdkObject {
      */
     public int resizeCq(long cqDepth, NdkCallbacks.RequestCompletion requestCompletion, Object requestContext) {
         checkUsable();
+        if (adapter.recorder != null) {
+            adapter.recorder.resize(adapter.now(), this, cqDepth);
+        }
         if (!adapter.info().has(NdkConstants.NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED)) {
             return STATUS_NOT_SUPPORTED;
         }
@@ -159,6 +169,9 @@ public final class NdkCq extends NdkObject {
      */
     public int controlCqInterruptModeration(long moderationInterval, long moderationCount) {
         checkUsable();
+        if (adapter.recorder != null) {
+            adapter.recorder.moderate(adapter.now(), this, moderationInterval, moderationCount);
+        }
         if (!adapter.info().has(NdkConstants.NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED)) {
             return STATUS_NOT_SUPPORTED;
         }
@@ -179,6 +192,9 @@ public final class NdkCq extends NdkObject {
      */
     public int armCq(int triggerType) {
         checkUsable();
+        if (adapter.recorder != null) {
+            adapter.recorder.arm(adapter.now(), this, triggerType);
+        }
         if (triggerType != NDK_CQ_NOTIFY_ERRORS && triggerType != NDK_CQ_NOTIFY_ANY
                 && triggerType != NDK_CQ_NOTIFY_SOLICITED) {
             return STATUS_INVALID_PARAMETER;

@@ -48,6 +48,9 @@ public final class NdkMr extends NdkObject {
             busy = false;
             if (status == STATUS_SUCCESS) {
                 hw = mr;
+                if (adapter.recorder != null) {
+                    adapter.recorder.mrRegistered(adapter.now(), pd, this, buffer, length, flags);
+                }
             }
             requestDone();
             requestCompletion.requestCompletion(requestContext, status);

@@ -69,6 +69,9 @@ public abstract class NdkObject {
             throw new IllegalStateException(describe() + " is already " + (closed ? "closed" : "closing"));
         }
         closeRequested = true;
+        if (adapter != null && adapter.recorder != null) {
+            adapter.recorder.close(adapter.now(), this);
+        }
         closeCompletion = completion;
         closeContext = context;
         beginClose();

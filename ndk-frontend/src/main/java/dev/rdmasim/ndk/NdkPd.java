@@ -76,6 +76,11 @@ public final class NdkPd extends NdkObject {
         adapter.firmware.createQp(options, (status, hw) -> {
             qp.created(status, hw);
             qp.requestDone();
+            if (status == STATUS_SUCCESS && adapter.recorder != null) {
+                adapter.recorder.qpCreated(adapter.now(), this, qp, pReceiveCq, pInitiatorCq, qpContext,
+                        receiveQueueDepth, initiatorQueueDepth, maxReceiveRequestSge, maxInitiatorRequestSge,
+                        inlineDataSize);
+            }
             createCompletion.createCompletion(requestContext, status, status == STATUS_SUCCESS ? qp : null);
         });
         return STATUS_PENDING;

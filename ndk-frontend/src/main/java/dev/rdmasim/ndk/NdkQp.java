@@ -130,6 +130,9 @@ public final class NdkQp extends NdkObject {
     private int initiate(int opcode, int type, int allowed, Object requestContext, NdkSge[] sgl, int nSge,
             long remoteAddress, int remoteToken, int flags) {
         checkUsable();
+        if (adapter.recorder != null) {
+            adapter.recorder.post(adapter.now(), this, type, requestContext, sgl, nSge, remoteAddress, remoteToken, flags);
+        }
         if ((flags & ~allowed) != 0) {
             return fail(STATUS_INVALID_PARAMETER_4);
         }
@@ -191,6 +194,9 @@ public final class NdkQp extends NdkObject {
      */
     public int receive(Object requestContext, NdkSge[] pSgl, int nSge) {
         checkUsable();
+        if (adapter.recorder != null) {
+            adapter.recorder.post(adapter.now(), this, NdkOperationTypeReceive, requestContext, pSgl, nSge, 0, 0, 0);
+        }
         if (nSge < 0 || nSge > (pSgl == null ? 0 : pSgl.length)) {
             return STATUS_INVALID_PARAMETER;
         }
@@ -222,6 +228,9 @@ public final class NdkQp extends NdkObject {
      */
     public void flush() {
         checkUsable();
+        if (adapter.recorder != null) {
+            adapter.recorder.flush(adapter.now(), this);
+        }
         ringDeferred();
         moveToError();
     }

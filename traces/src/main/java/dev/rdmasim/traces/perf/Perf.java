@@ -1,5 +1,9 @@
 package dev.rdmasim.traces.perf;
 
+import dev.rdmasim.traces.record.TraceRecorder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -26,14 +30,45 @@ public final class Perf {
      * @throws PerfFailure when a call or completion fails or the workload stops making progress
      */
     public static List<PerfResult> run(PerfOptions options, Consumer<? super PerfResult> onResult) {
-        PerfRun run = new PerfRun(options);
-        List<PerfResult> out = new ArrayList<>();
-        for (int size : options.sizes()) {
-            PerfResult r = run.runSize(size);
-            out.add(r);
-            onResult.accept(r);
+        return run(options, onResult, null);
+    }
+
+    /**
+     * As {@link #run(PerfOptions, Consumer)}, recording every NDK call of the run (setup, posts, and every poll,
+     * empty ones included, since each costs the host's poll time) as a trace at {@code record} (null: none).
+     * The trace is complete only when the run is: a failed run leaves none.
+     */
+    public static List<PerfResult> run(PerfOptions options, Consumer<? super PerfResult> onResult, Path record) {
+        TraceRecorder recorder = null;
+        if (record != null) {
+            try {
+                recorder = new TraceRecorder(record, "recorded by rdmasim perf " + options.test().label() + " (seed "
+                        + options.seed() + "); polls are the workload's own, empty ones included");
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot record into " + record, e);
+            }
         }
-        run.finish();
-        return out;
+        boolean ok = false;
+        try {
+            PerfRun run = new PerfRun(options, recorder);
+            List<PerfResult> out = new ArrayList<>();
+            for (int size : options.sizes()) {
+                PerfResult r = run.runSize(size);
+                out.add(r);
+                onResult.accept(r);
+            }
+            run.finish();
+            if (recorder != null) {
+                recorder.close();
+            }
+            ok = true;
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the recorded trace " + record, e);
+        } finally {
+            if (!ok && recorder != null) {
+                recorder.abandon();
+            }
+        }
     }
 }

@@ -12,6 +12,7 @@ import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.ndk.NdkResult;
 import dev.rdmasim.ndk.NtStatus;
 import dev.rdmasim.traces.Topology;
+import dev.rdmasim.traces.record.TraceRecorder;
 import dev.rdmasim.traces.perf.PerfTest.Verb;
 
 /**
@@ -35,12 +36,17 @@ final class PerfRun {
     private long lastProgressPs;
     private boolean done;
 
-    PerfRun(PerfOptions options) {
+    PerfRun(PerfOptions options, TraceRecorder recorder) {
         this.o = options;
         this.test = options.test();
         Profile p = options.effectiveProfile();
         sim = new Simulator(options.seed());
         Topology topo = Topology.twoHosts(sim, p);
+        if (recorder != null) {
+            // The client is host A, the server host B; their CQs are polled by the workload (manual).
+            recorder.host(topo.adapter(0), "A", p);
+            recorder.host(topo.adapter(1), "B", p);
+        }
         int area = PerfSide.areaFor(maxSize(options));
         boolean sends = test.verb() == Verb.SEND;
         int rq = sends ? options.rxDepth() : 1;

@@ -25,6 +25,7 @@ import dev.rdmasim.ndk.NdkSge;
 import dev.rdmasim.ndk.NtStatus;
 import dev.rdmasim.ndk.Out;
 import dev.rdmasim.traces.perf.PerfTest.Verb;
+import dev.rdmasim.traces.record.TraceRecorder;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -89,6 +90,9 @@ final class PerfSide {
             qps[q] = create("NdkCreateQp", c -> pd.createQp(receiveCq, initiatorCq, context, rqDepth, iqDepth, 1, 1,
                     inline, c, null, new Out<>()));
             buffers[q] = adapter.driver().allocate(2L * area);
+            if (adapter.recorder() instanceof TraceRecorder r) {
+                r.fill(adapter, buffers[q], "zero"); // fresh host memory, zeroed
+            }
             mrs[q] = register(pd, buffers[q], 2L * area);
             receiveSge[q] = new NdkSge[] {new NdkSge(buffers[q], area, mrs[q].getLocalToken())};
         }

@@ -47,6 +47,7 @@ final class LifecycleLog implements AutoCloseable {
         }
     }
 
+    private java.util.function.Consumer<Replay.RequestStages> listener;
     private final BufferedWriter csv;
     private final BufferedWriter timeline;
     private boolean firstSlice = true;
@@ -71,6 +72,11 @@ final class LifecycleLog implements AutoCloseable {
         } else {
             timeline = null;
         }
+    }
+
+    /** Hears every row as it is written (null: nobody). */
+    void setListener(java.util.function.Consumer<Replay.RequestStages> l) {
+        listener = l;
     }
 
     private static long key(int host, int qpn) {
@@ -149,6 +155,10 @@ final class LifecycleLog implements AutoCloseable {
                 }
             }
             csv.write('\n');
+            if (listener != null) {
+                Replay.Request q = r.request;
+                listener.accept(new Replay.RequestStages(q.seq, host, q.qp, q.ctx, q.op, q.bytes, q.flags, r.stamps.clone()));
+            }
             if (timeline != null) {
                 slices(host, r);
             }

@@ -34,6 +34,7 @@ import dev.rdmasim.traces.format.TraceChecker;
 import dev.rdmasim.traces.format.TraceError;
 import dev.rdmasim.traces.format.TraceLine;
 import dev.rdmasim.traces.format.TraceReader;
+import dev.rdmasim.traces.record.TraceRecorder;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -79,6 +80,9 @@ public final class Replay {
     private boolean finished;
     private Event step;
     private Waiter waiter;
+    /** Writes the replay's NDK calls as a trace ({@code --record}), or null. */
+    private TraceRecorder recorder;
+    private java.util.function.Consumer<RequestStages> requestListener;
 
     // Outputs and tallies.
     private CompletionLog log;
@@ -125,17 +129,44 @@ public final class Replay {
         void progress(long callsDone);
     }
 
+    /**
+     * One initiator request's way through the adapters, as a row of {@code lifecycle.csv} says it, for tools that
+     * explain requests.
+     *
+     * @param seq    its number in posting order over the whole trace, from 1
+     * @param host   the index of the host that posted it (0 for the first host line, 1 for the second)
+     * @param flags  the call's {@code NDK_OP_FLAG_*} flags
+     * @param stamps picoseconds per {@link Stage} (by ordinal), {@link Stage#NOT_REACHED} where it skipped one
+     */
+    public record RequestStages(long seq, int host, String qp, String ctx, String op, long bytes, int flags,
+            long[] stamps) {
+        public long at(Stage s) {
+            return stamps[s.ordinal()];
+        }
+    }
+
     /** As {@link #run(Path, ReplayOptions)}, then hands the hosts to {@code inspect} (their memories, statistics). */
     public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect)
             throws IOException {
-        return run(trace, options, inspect, null);
+        return run(trace, options, inspect, null, null);
     }
 
-    /** As {@link #run(Path, ReplayOptions, java.util.function.Consumer)}, reporting to {@code progress} (may be null). */
+    /** As {@link #run(Path, ReplayOptions, java.util.function.Consumer)}, handing each request's stages to {@code requests}. */
     public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
-            Progress progress) throws IOException {
+            java.util.function.Consumer<RequestStages> requests) throws IOException {
+        return run(trace, options, inspect, requests, null);
+    }
+
+    /**
+     * As {@link #run(Path, ReplayOptions, java.util.function.Consumer)}, handing each initiator request's stages
+     * to {@code requests} when its row of {@code lifecycle.csv} is written, and reporting to {@code progress}
+     * (either may be null).
+     */
+    public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
+            java.util.function.Consumer<RequestStages> requests, Progress progress) throws IOException {
         TraceChecker.Summary summary = TraceChecker.check(trace);
         Replay r = new Replay(trace, options);
+        r.requestListener = requests;
         r.progress = progress;
         if (progress != null) {
             progress.started(summary.calls());
@@ -171,6 +202,7 @@ public final class Replay {
             buildHosts();
             log = new CompletionLog(partial(completionsCsv));
             lifecycle = new LifecycleLog(partial(lifecycleCsv), timelinePath == null ? null : partial(timelinePath));
+            lifecycle.setListener(requestListener);
             for (int h = 0; h < 2; h++) {
                 int host = h;
                 topology.host(h).adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
@@ -202,6 +234,10 @@ public final class Replay {
                 capture.close();
                 capture = null;
             }
+            if (recorder != null) {
+                recorder.close();
+                recorder = null;
+            }
             ReplayResult result = new ReplayResult(sim.now(), firstCallPs < 0 ? 0 : firstCallPs, sim.eventsExecuted(),
                     calls, log.rows(), bytesMoved,
                     new TreeMap<>(statusCounts), percentileNs(50), percentileNs(99), completionsCsv, summaryJson,
@@ -227,6 +263,9 @@ public final class Replay {
                 }
                 if (capture != null) {
                     closeQuietly(capture);
+                }
+                if (recorder != null) {
+                    recorder.abandon();
                 }
                 for (Path p : new Path[] {completionsCsv, lifecycleCsv, summaryJson, vcdPath, pcapPath, timelinePath}) {
                     if (p != null) {
@@ -278,6 +317,27 @@ public final class Replay {
             profiles[0] = profiles[1] = baseProfile(null);
         }
         topology = Topology.twoHosts(sim, profiles[0], profiles[1]);
+        if (options.record() != null) {
+            startRecording(n, profiles);
+        }
+    }
+
+    /**
+     * Records the hosts of the trace. The replay writes its own poll and wait lines (the recorder sees only the
+     * NDK calls, not when a wait started), and CQs keep their polling mode, so the recorded trace polls as this
+     * replay did.
+     */
+    private void startRecording(int declared, Profile[] profiles) {
+        try {
+            recorder = new TraceRecorder(options.record(), "recorded by rdmasim replay " + trace.getFileName()
+                    + " (seed " + options.seed() + ")");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot record into " + options.record(), e);
+        }
+        recorder.recordPolls(false);
+        for (int h = 0; h < Math.max(1, declared); h++) {
+            recorder.host(topology.adapter(h), hostNames[h] != null ? hostNames[h] : h == 0 ? "A" : "B", profiles[h]);
+        }
     }
 
     private Profile profile(TraceLine host) {
@@ -404,7 +464,11 @@ public final class Replay {
             case "poll" -> {
                 calls++;
                 CqEntry c = object(l, l.positional(0), CqEntry.class);
-                take(c, (int) l.integer("max", POLL_BATCH));
+                int max = (int) l.integer("max", POLL_BATCH);
+                if (recorder != null) {
+                    recorder.pollLine(sim.now(), c.cq, max);
+                }
+                pollOnce(c, max);
             }
             case "wait" -> startWait(l);
             case "moderate" -> {
@@ -475,6 +539,10 @@ public final class Replay {
         boolean auto = !"manual".equalsIgnoreCase(l.text("poll", "auto"));
         CqEntry entry = new CqEntry(name, hostIndex(name));
         entry.auto = auto;
+        if (recorder != null) {
+            recorder.pollAuto(auto);
+            recorder.nameNext(name);
+        }
         block();
         int s = a.createCq(l.integer("depth"), (ctx, st) -> entry.notifications++, name, null, (ctx, st, obj) -> {
             created(l, "CQ " + name, st);
@@ -497,6 +565,9 @@ public final class Replay {
 
     private void createPd(TraceLine l) {
         String name = l.positional(0);
+        if (recorder != null) {
+            recorder.nameNext(name);
+        }
         block();
         int s = adapterOf(name).createPd((ctx, st, obj) -> {
             created(l, "PD " + name, st);
@@ -513,6 +584,10 @@ public final class Replay {
         long size = l.size("size");
         long address = topology.host(h).allocate(size);
         fill(l, topology.host(h).memory(), address, size);
+        if (recorder != null) {
+            recorder.fill(topology.adapter(h), address, l.text("fill", "zero"));
+            recorder.nameNext(name);
+        }
         Out<NdkMr> mr = new Out<>();
         int s = pd.createMr(false, null, null, mr);
         created(l, "MR " + name, s);
@@ -553,6 +628,9 @@ public final class Replay {
         CqEntry rcq = object(l, l.text("rcq"), CqEntry.class);
         CqEntry icq = object(l, l.text("icq"), CqEntry.class);
         QpEntry entry = new QpEntry(name, hostIndex(name));
+        if (recorder != null) {
+            recorder.nameNext(name);
+        }
         block();
         int s = pd.createQp(rcq.cq, icq.cq, l.text("context", name), l.integer("rq"), l.integer("iq"), l.integer("rsge"),
                 l.integer("isge"), l.size("inline"), (ctx, st, obj) -> {
@@ -670,6 +748,10 @@ public final class Replay {
         final String op;
         final long postedPs;
         final long bytes;
+        /** Posting order among initiator requests (from 1), the QP's name and the call's flags, for explanations. */
+        long seq;
+        String qp;
+        int flags;
 
         Request(String ctx, String op, long postedPs, long bytes) {
             this.ctx = ctx;
@@ -717,6 +799,9 @@ public final class Replay {
         }
         if (s == STATUS_SUCCESS) {
             if (!op.equals("receive")) {
+                req.seq = postedInitiator + 1;
+                req.qp = q.name;
+                req.flags = flags;
                 lifecycle.posted(q.host, q.qp.qpn(), q.qp.lastPostedWqe(), req, sim.now());
                 postedInitiator++;
                 if ((flags & dev.rdmasim.ndk.NdkOpFlags.NDK_OP_FLAG_SILENT_SUCCESS) == 0 && q.icqAuto) {
@@ -726,6 +811,27 @@ public final class Replay {
         } else {
             count(s);
             log.row(sim.now(), hostNames[q.host], q.name, null, ctx, op, s, 0);
+        }
+    }
+
+    /**
+     * A {@code poll} line: one {@code NdkGetCqResultsEx} for up to {@code max} completions, as the line says (so a
+     * recorded poll replays as the same single call).
+     */
+    private void pollOnce(CqEntry c, int max) {
+        if (c.cq == null || c.cq.isClosed() || c.cq.isClosing()) {
+            return;
+        }
+        NdkResultEx[] results = c.results;
+        if (max > results.length) {
+            results = new NdkResultEx[max];
+            for (int i = 0; i < max; i++) {
+                results[i] = new NdkResultEx();
+            }
+        }
+        int n = c.cq.getCqResultsEx(results, max);
+        for (int i = 0; i < n; i++) {
+            completed(c, results[i]);
         }
     }
 
@@ -775,6 +881,9 @@ public final class Replay {
     private void startWait(TraceLine l) {
         CqEntry c = object(l, l.positional(0), CqEntry.class);
         waiter = new Waiter(l, c, l.has("ctx") ? l.text("ctx") : null, l.integer("count", l.has("ctx") ? 0 : 1));
+        if (recorder != null) {
+            recorder.waitLine(sim.now(), c.cq, waiter.ctx, waiter.left);
+        }
         block();
         take(c, Integer.MAX_VALUE);
     }

@@ -14,11 +14,23 @@ import java.util.List;
  * @param vcdSignals  glob(s) of the signals to trace, comma-separated (null or empty: all)
  * @param timeline    write {@code timeline.json}
  * @param pcap        write {@code wire.pcap}
+ * @param record      write the NDK calls the replay made as a trace there (null: no recording)
  */
 public record ReplayOptions(Path outDir, String profile, List<String> overrides, long seed, boolean vcd,
-        String vcdSignals, boolean timeline, boolean pcap) {
+        String vcdSignals, boolean timeline, boolean pcap, Path record) {
     public ReplayOptions {
         overrides = List.copyOf(overrides);
+    }
+
+    /** Without recording. */
+    public ReplayOptions(Path outDir, String profile, List<String> overrides, long seed, boolean vcd,
+            String vcdSignals, boolean timeline, boolean pcap) {
+        this(outDir, profile, overrides, seed, vcd, vcdSignals, timeline, pcap, null);
+    }
+
+    /** These options, recording the replay's NDK calls into {@code trace}. */
+    public ReplayOptions withRecord(Path trace) {
+        return new ReplayOptions(outDir, profile, overrides, seed, vcd, vcdSignals, timeline, pcap, trace);
     }
 
     /** Defaults: the default profile, no overrides, seed 1, no optional outputs. */

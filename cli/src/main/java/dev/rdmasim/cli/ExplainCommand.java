@@ -1,0 +1,324 @@
+package dev.rdmasim.cli;
+
+import static dev.rdmasim.adapter.config.Parameters.*;
+
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.config.Profiles;
+import dev.rdmasim.adapter.nic.Stage;
+import dev.rdmasim.ndk.NdkOpFlags;
+import dev.rdmasim.traces.format.TraceError;
+import dev.rdmasim.traces.replay.Replay;
+import dev.rdmasim.traces.replay.ReplayOptions;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code rdmasim explain TRACE --request N}: replays the trace and narrates one initiator request through the
+ * adapters, stage by stage (the stages of {@code lifecycle.csv}), with the block that acted and why it took
+ * that long, in the terms of the hosts' profiles.
+ */
+@Command(name = "explain",
+        mixinStandardHelpOptions = true,
+        description = {"Replays a trace and walks one initiator request through the adapters, stage by stage:",
+            "simulated time, time since the previous stage, the block that acted, and what it did."})
+final class ExplainCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "TRACE", description = "The trace file.")
+    Path trace;
+
+    @Option(names = "--request", paramLabel = "N",
+            description = "The N-th initiator request (send, write, read) in posting order, from 1 (default: 1).")
+    Long request;
+
+    @Option(names = "--ctx", paramLabel = "NAME", description = "The first initiator request posted with ctx=NAME.")
+    String ctx;
+
+    @Option(names = "--profile", paramLabel = "NAME|FILE",
+            description = "Profile of hosts whose host line names none (default: ${DEFAULT-VALUE}).")
+    String profile = "default";
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a profile parameter on every host (repeatable).")
+    List<String> overrides = new ArrayList<>();
+
+    @Option(names = "--seed", paramLabel = "N", description = "Run seed (default: ${DEFAULT-VALUE}).")
+    long seed = 1;
+
+    @Override
+    public void run() {
+        if (request != null && ctx != null) {
+            throw new UserError("give --request N or --ctx NAME, not both");
+        }
+        long n = request == null ? 1 : request;
+        if (ctx == null && n < 1) {
+            throw new UserError("--request counts from 1, got " + n);
+        }
+        if (!Files.isRegularFile(trace)) {
+            throw new UserError("no trace file " + trace);
+        }
+        try {
+            Profiles.resolve(profile).withOverrides(overrides);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+        Replay.RequestStages[] found = {null};
+        long[] count = {0};
+        Profile[] profiles = new Profile[2];
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("rdmasim-explain");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            ReplayOptions o = new ReplayOptions(dir, profile, overrides, seed, false, null, false, false);
+            Replay.run(trace, o, in -> {
+                for (int h = 0; h < 2; h++) {
+                    profiles[h] = in.topology().host(h).adapter().profile();
+                }
+            }, r -> {
+                count[0]++;
+                boolean match = ctx != null ? ctx.equals(r.ctx()) : r.seq() == n;
+                // Rows come in retirement order; the wanted one is the earliest posted that matches.
+                if (match && (found[0] == null || r.seq() < found[0].seq())) {
+                    found[0] = r;
+                }
+            });
+        } catch (TraceError e) {
+            throw new UserError(e.getMessage());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot replay " + trace, e);
+        } finally {
+            deleteQuietly(dir);
+        }
+        if (found[0] == null) {
+            throw new UserError(ctx != null ? "no initiator request with ctx=" + ctx + " in " + trace
+                    : "no request " + n + ": " + trace + " posts " + count[0] + " initiator request"
+                    + (count[0] == 1 ? "" : "s"));
+        }
+        PrintWriter p = spec.commandLine().getOut();
+        new Narrator(found[0], profiles).print(p, trace);
+        p.flush();
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path f : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            // A temporary directory left behind is harmless.
+        }
+    }
+
+    /** Turns one request's stage times into sentences, with the figures of the profiles that explain them. */
+    static final class Narrator {
+        private final Replay.RequestStages r;
+        private final Profile here;
+        private final Profile peer;
+        private final String me;
+        private final String other;
+        private final long roundTripPs;
+        private final long frames;
+
+        Narrator(Replay.RequestStages r, Profile[] profiles) {
+            this.r = r;
+            this.here = profiles[r.host()];
+            this.peer = profiles[1 - r.host()];
+            this.me = r.host() == 0 ? "A" : "B";
+            this.other = r.host() == 0 ? "B" : "A";
+            this.roundTripPs = 2 * here.getLong(PCIE_LINK_LATENCY) + here.getLong(PCIE_HOST_READ_LATENCY);
+            long mtu = here.getLong(LINK_MTU);
+            this.frames = Math.max(1, (r.bytes() + mtu - 1) / mtu);
+        }
+
+        void print(PrintWriter p, Path trace) {
+            p.printf(Locale.ROOT, "request %d of %s: %s on %s, ctx=%s, %d B%s (%s, profile %s)%n", r.seq(), trace, r.op(),
+                    r.qp(), r.ctx(), r.bytes(), flagText(), "host " + me, here.name());
+            p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", "time", "+delta", "block", "stage");
+            long prev = -1;
+            for (Stage s : Stage.values()) {
+                long t = r.at(s);
+                String block = block(s);
+                if (t == Stage.NOT_REACHED) {
+                    p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s: %s%n", "-", "", block, name(s), skipped(s));
+                    continue;
+                }
+                String delta = prev < 0 ? "" : "+" + ns(t - prev);
+                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s: %s%n", ns(t), delta, block, name(s),
+                        explain(s, prev < 0 ? 0 : t - prev));
+                prev = t;
+            }
+            long total = r.at(Stage.POLLED) != Stage.NOT_REACHED ? r.at(Stage.POLLED) - r.at(Stage.POSTED) : -1;
+            if (total >= 0) {
+                p.printf(Locale.ROOT, "  post to poll: %s%n", ns(total));
+            }
+        }
+
+        private String flagText() {
+            List<String> f = new ArrayList<>();
+            if ((r.flags() & NdkOpFlags.NDK_OP_FLAG_INLINE) != 0) {
+                f.add("INLINE");
+            }
+            if ((r.flags() & NdkOpFlags.NDK_OP_FLAG_SILENT_SUCCESS) != 0) {
+                f.add("SILENT_SUCCESS");
+            }
+            return f.isEmpty() ? "" : ", flags " + String.join("|", f);
+        }
+
+        private static String ns(long ps) {
+            return String.format(Locale.ROOT, "%d.%03d ns", ps / 1000, ps % 1000);
+        }
+
+        private static String name(Stage s) {
+            return switch (s) {
+                case POSTED -> "posted";
+                case DOORBELL -> "doorbell";
+                case WQE_FETCHED -> "WQE in the adapter";
+                case PAYLOAD_READ -> "payload read";
+                case FIRST_PACKET -> "first packet";
+                case LAST_PACKET -> "last packet";
+                case REMOTE_PLACED -> "placed at the peer";
+                case ACKED -> "acknowledged";
+                case CQE_WRITTEN -> "CQE written";
+                case POLLED -> "polled";
+            };
+        }
+
+        private String block(Stage s) {
+            return switch (s) {
+                case POSTED, POLLED -> "host" + me + ".cpu";
+                case DOORBELL -> "nic" + me + ".pcie";
+                case WQE_FETCHED -> blueFlame() ? "nic" + me + ".parse" : "nic" + me + ".fetch";
+                case PAYLOAD_READ -> "nic" + me + ".pcie";
+                case FIRST_PACKET -> "nic" + me + ".tx";
+                case LAST_PACKET -> "wire." + (me.equals("A") ? "aToB" : "bToA");
+                case REMOTE_PLACED -> "nic" + other + ".rx";
+                case ACKED -> "nic" + me + ".rx";
+                case CQE_WRITTEN -> "nic" + me + ".cqe";
+            };
+        }
+
+        /** A DMA fetch costs at least a PCIe read round trip: a WQE in the adapter sooner came whole by BlueFlame. */
+        private boolean blueFlame() {
+            long d = r.at(Stage.DOORBELL);
+            long w = r.at(Stage.WQE_FETCHED);
+            return d != Stage.NOT_REACHED && w != Stage.NOT_REACHED && w - d < roundTripPs;
+        }
+
+        private long cyclesPs(dev.rdmasim.adapter.config.Parameter<Long> cycles, Profile p) {
+            return p.getLong(cycles) * 1_000_000_000_000L / p.getLong(NIC_CLOCK);
+        }
+
+        private String serialization(long bytes, Profile p) {
+            return ns(bytes * 8 * 1_000_000_000_000L / p.getLong(LINK_RATE));
+        }
+
+        private String opcodes() {
+            String base = switch (r.op()) {
+                case "send" -> "SEND";
+                case "write" -> "RDMA WRITE";
+                default -> "RDMA READ";
+            };
+            if (r.op().equals("read")) {
+                return "one RDMA READ Request (the " + frames + " READ Response frame" + (frames == 1 ? "" : "s")
+                        + " come back from " + other + ")";
+            }
+            return frames == 1 ? "one " + base + " Only frame"
+                    : frames + " frames: " + base + " First, " + (frames > 2 ? (frames - 2) + " Middle, " : "") + base
+                    + " Last";
+        }
+
+        private String explain(Stage s, long delta) {
+            return explainWithin(s) + beyond(s, delta);
+        }
+
+        /**
+         * When a stage took well over its least time (the figures named), says where the rest usually goes: the
+         * adapter's own DMA reads of contexts and keys missing from its caches, or requests queued ahead.
+         */
+        private String beyond(Stage s, long delta) {
+            long least = switch (s) {
+                case PAYLOAD_READ -> roundTripPs;
+                case WQE_FETCHED -> blueFlame() ? -1 : roundTripPs;
+                case CQE_WRITTEN -> cyclesPs(NIC_CQE_CYCLES, here) + here.getLong(PCIE_LINK_LATENCY);
+                default -> -1;
+            };
+            if (least < 0 || delta < 2 * least) {
+                return "";
+            }
+            return "; " + ns(delta - least) + " more than that: the block waited for other work first (on a "
+                    + "connection's first requests, DMA reads of QP/CQ contexts and memory keys missing from the "
+                    + "adapter's caches)";
+        }
+
+        private String explainWithin(Stage s) {
+            long mtu = here.getLong(LINK_MTU);
+            return switch (s) {
+                case POSTED -> "the provider built the WQE in the send ring in host memory (host.wqeBuildTime "
+                        + ns(here.getLong(HOST_WQE_BUILD_TIME)) + " of CPU time)"
+                        + ((r.flags() & NdkOpFlags.NDK_OP_FLAG_INLINE) != 0 ? ", copying the payload into it" : "");
+                case DOORBELL -> (blueFlame() ? "the CPU wrote the whole WQE to the BlueFlame register in 64 B "
+                        + "write-combined chunks" : "the CPU rang the doorbell with an 8 B MMIO store")
+                        + "; the posted write crossed PCIe (pcie.linkLatency " + ns(here.getLong(PCIE_LINK_LATENCY))
+                        + " plus the TLP's serialization)";
+                case WQE_FETCHED -> blueFlame()
+                        ? "no WQE fetch: the WQE came whole through BlueFlame with the doorbell; the adapter only "
+                        + "parsed it (nic.wqeParseCycles = " + ns(cyclesPs(NIC_WQE_PARSE_CYCLES, here)) + ")"
+                        : "the fetch engine DMA-read the WQE from the send ring: a PCIe read round trip of at least "
+                        + ns(roundTripPs) + " (2 x pcie.linkLatency + pcie.hostReadLatency "
+                        + ns(here.getLong(PCIE_HOST_READ_LATENCY)) + ") plus parsing";
+                case PAYLOAD_READ -> "the adapter DMA-read the first packet's payload (" + Math.min(r.bytes(), mtu)
+                        + " B) from host memory: a PCIe read round trip of at least " + ns(roundTripPs)
+                        + " (2 x pcie.linkLatency + pcie.hostReadLatency), plus the completion TLPs";
+                case FIRST_PACKET -> "the transmit engine built the first frame (nic.txPacketCycles = "
+                        + ns(cyclesPs(NIC_TX_PACKET_CYCLES, here)) + ") and put it on the wire: "
+                        + opcodes();
+                case LAST_PACKET -> frames == 1 ? "the only frame: the last packet is the first one"
+                        : "the last of " + frames + " frames left: each carries up to " + mtu + " B of payload, "
+                        + serialization(mtu, here) + " at link.rate " + here.getLong(LINK_RATE) / 1_000_000_000L
+                        + " Gb/s plus headers, and later frames wait for their payload reads";
+                case REMOTE_PLACED -> "host " + other + "'s adapter received the frames (link.propagationDelay "
+                        + ns(peer.getLong(LINK_PROPAGATION_DELAY)) + ", nic.rxPacketCycles = "
+                        + ns(cyclesPs(NIC_RX_PACKET_CYCLES, peer)) + " per frame) and issued the DMA write "
+                        + "of the last byte into its memory";
+                case ACKED -> r.op().equals("read") ? "the last READ Response frame arrived back at " + me
+                        : "the responder's ACK came back over the wire (link.propagationDelay "
+                        + ns(here.getLong(LINK_PROPAGATION_DELAY)) + " plus the ACK frame's serialization)";
+                case CQE_WRITTEN -> "the CQE writer built the completion (nic.cqeCycles = "
+                        + ns(cyclesPs(NIC_CQE_CYCLES, here)) + ") and DMA-wrote it into the CQ ring: a posted "
+                        + "PCIe write, landed after pcie.linkLatency plus its TLP";
+                case POLLED -> (r.flags() & NdkOpFlags.NDK_OP_FLAG_SILENT_SUCCESS) != 0
+                        ? "unsignaled: it was retired with the completion of a later request, taken here"
+                        : "the consumer's poll took the completion (host.pollTime "
+                        + ns(here.getLong(HOST_POLL_TIME)) + " per look at the ring)";
+            };
+        }
+
+        private String skipped(Stage s) {
+            return switch (s) {
+                case PAYLOAD_READ -> (r.flags() & NdkOpFlags.NDK_OP_FLAG_INLINE) != 0
+                        ? "no payload read: INLINE put the " + r.bytes() + " B in the WQE itself"
+                        : r.op().equals("read") ? "no payload read: a READ carries no payload out"
+                        : "no payload read (" + r.bytes() + " B)";
+                case WQE_FETCHED -> "no WQE fetch recorded";
+                case POLLED -> "never polled before the replay ended";
+                default -> "not reached (the request failed or was flushed before this stage)";
+            };
+        }
+    }
+}
