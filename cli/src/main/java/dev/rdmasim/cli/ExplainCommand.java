@@ -48,15 +48,8 @@ final class ExplainCommand implements Runnable {
     @Option(names = "--ctx", paramLabel = "NAME", description = "The first initiator request posted with ctx=NAME.")
     String ctx;
 
-    @Option(names = "--profile", paramLabel = "NAME|FILE",
-            description = "Profile of hosts whose host line names none (default: ${DEFAULT-VALUE}).")
-    String profile = "default";
-
-    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a profile parameter on every host (repeatable).")
-    List<String> overrides = new ArrayList<>();
-
-    @Option(names = "--seed", paramLabel = "N", description = "Run seed (default: ${DEFAULT-VALUE}).")
-    long seed = 1;
+    @CommandLine.Mixin
+    RunOptions opts = new RunOptions();
 
     @Override
     public void run() {
@@ -71,7 +64,7 @@ final class ExplainCommand implements Runnable {
             throw new UserError("no trace file " + trace);
         }
         try {
-            Profiles.resolve(profile).withOverrides(overrides);
+            Profiles.resolve(opts.profile).withOverrides(opts.overrides);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
@@ -85,7 +78,7 @@ final class ExplainCommand implements Runnable {
             throw new UncheckedIOException(e);
         }
         try {
-            ReplayOptions o = new ReplayOptions(dir, profile, overrides, seed, false, null, false, false);
+            ReplayOptions o = new ReplayOptions(dir, opts.profile, opts.overrides, opts.seed, false, null, false, false);
             Replay.run(trace, o, in -> {
                 for (int h = 0; h < 2; h++) {
                     profiles[h] = in.topology().host(h).adapter().profile();

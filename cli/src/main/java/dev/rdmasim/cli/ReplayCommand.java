@@ -37,15 +37,8 @@ final class ReplayCommand implements Runnable {
     @Option(names = "--out", paramLabel = "DIR", description = "Output directory (default: rdmasim-out/<trace name>).")
     Path out;
 
-    @Option(names = "--profile", paramLabel = "NAME|FILE",
-            description = "Profile of hosts whose host line names none (default: ${DEFAULT-VALUE}).")
-    String profile = "default";
-
-    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a profile parameter on every host (repeatable).")
-    List<String> overrides = new ArrayList<>();
-
-    @Option(names = "--seed", paramLabel = "N", description = "Run seed (default: ${DEFAULT-VALUE}).")
-    long seed = 1;
+    @CommandLine.Mixin
+    RunOptions opts = new RunOptions();
 
     @Option(names = "--vcd", description = "Write wave.vcd (GTKWave).")
     boolean vcd;
@@ -70,13 +63,13 @@ final class ReplayCommand implements Runnable {
             throw new UserError("no trace file " + trace);
         }
         try {
-            Profiles.resolve(profile).withOverrides(overrides);
+            Profiles.resolve(opts.profile).withOverrides(opts.overrides);
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
         }
         Path dir = out != null ? out : Path.of("rdmasim-out", baseName(trace));
         boolean wave = vcd || !vcdSignals.isEmpty();
-        ReplayOptions o = new ReplayOptions(dir, profile, overrides, seed, wave, vcdSignals, timeline, pcap, record);
+        ReplayOptions o = new ReplayOptions(dir, opts.profile, opts.overrides, opts.seed, wave, vcdSignals, timeline, pcap, record);
         ReplayResult r;
         long wall = System.nanoTime();
         try (ProgressDisplay bar = new ProgressDisplay("replay", "calls")) {
