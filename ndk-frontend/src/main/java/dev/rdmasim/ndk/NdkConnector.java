@@ -62,8 +62,7 @@ public final class NdkConnector extends NdkObject {
         if (connection != null || pNdkQp.inConnection) {
             return STATUS_CONNECTION_ACTIVE;
         }
-        if (privateDataLength < 0 || privateDataLength > adapter.info().maxCallerData
-                || (privateDataLength > 0 && (pPrivateData == null || pPrivateData.length < privateDataLength))) {
+        if (!privateDataFits(pPrivateData, privateDataLength, adapter.info().maxCallerData)) {
             return STATUS_INVALID_BUFFER_SIZE;
         }
         if (pNdkQp.adapter != adapter || inboundReadLimit < 0 || outboundReadLimit < 0) {
@@ -123,8 +122,7 @@ public final class NdkConnector extends NdkObject {
         if (pNdkQp.inConnection) {
             return STATUS_CONNECTION_ACTIVE;
         }
-        if (privateDataLength < 0 || privateDataLength > adapter.info().maxCalleeData
-                || (privateDataLength > 0 && (pPrivateData == null || pPrivateData.length < privateDataLength))) {
+        if (!privateDataFits(pPrivateData, privateDataLength, adapter.info().maxCalleeData)) {
             return STATUS_INVALID_BUFFER_SIZE;
         }
         if (pNdkQp.adapter != adapter || inboundReadLimit < 0 || outboundReadLimit < 0) {
@@ -152,8 +150,7 @@ public final class NdkConnector extends NdkObject {
      */
     public int reject(byte[] pPrivateData, int privateDataLength) {
         checkUsable();
-        if (privateDataLength < 0 || privateDataLength > adapter.info().maxCalleeData
-                || (privateDataLength > 0 && (pPrivateData == null || pPrivateData.length < privateDataLength))) {
+        if (!privateDataFits(pPrivateData, privateDataLength, adapter.info().maxCalleeData)) {
             return STATUS_INVALID_BUFFER_SIZE;
         }
         if (connection == null || connection.state() != Connection.State.REQ_RECEIVED) {
@@ -237,6 +234,11 @@ public final class NdkConnector extends NdkObject {
         if (c != null) {
             c.requestCompletion(ctx, status);
         }
+    }
+
+    /** Whether {@code length} bytes of {@code data} are there and at most {@code max} (MaxCallerData / MaxCalleeData). */
+    private static boolean privateDataFits(byte[] data, int length, long max) {
+        return length >= 0 && length <= max && (length == 0 || (data != null && data.length >= length));
     }
 
     private static int clamp(long value, long max) {

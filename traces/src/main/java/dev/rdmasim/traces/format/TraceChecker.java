@@ -61,10 +61,15 @@ public final class TraceChecker {
      * profile or setting is a {@link TraceError} at the value.
      */
     public static Profile hostProfile(TraceLine host, Path baseDir) {
+        return hostProfile(host, baseDir, "default");
+    }
+
+    /** As {@link #hostProfile(TraceLine, Path)}, with {@code dflt} for a host line that names no profile. */
+    public static Profile hostProfile(TraceLine host, Path baseDir, String dflt) {
         if (!host.keyword().equals("host")) {
             throw new IllegalArgumentException("not a host line: " + host);
         }
-        String name = host.text("profile", "default");
+        String name = host.text("profile", dflt);
         Profile profile;
         try {
             if (Profiles.names().contains(name)) {

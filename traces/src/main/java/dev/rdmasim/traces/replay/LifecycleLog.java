@@ -229,7 +229,7 @@ final class LifecycleLog implements AutoCloseable {
     }
 
     /** Writes the requests never retired by a taken completion (the trace ended first), then closes. */
-    void close(long nowPs) throws IOException {
+    void finish() throws IOException {
         for (var e : new java.util.TreeMap<>(byQp).entrySet()) {
             for (Row r : e.getValue()) {
                 write((int) (e.getKey() >>> 32), (int) (long) e.getKey(), r);

@@ -28,6 +28,7 @@ import dev.rdmasim.ndk.NtStatus;
 import dev.rdmasim.ndk.Out;
 import dev.rdmasim.traces.Topology;
 import dev.rdmasim.traces.format.Buffer;
+import dev.rdmasim.traces.format.Fill;
 import dev.rdmasim.traces.format.Remote;
 import dev.rdmasim.traces.format.TimeSpec;
 import dev.rdmasim.traces.format.TraceChecker;
@@ -112,7 +113,7 @@ public final class Replay {
 
     /**
      * Checks and replays {@code trace}. A bad trace throws {@link TraceError} (file:line:column) before any
-     * output is written; a bad profile or override throws {@link ProfileException}.
+     * output is written; a bad override throws {@link dev.rdmasim.adapter.config.ProfileException}.
      */
     public static ReplayResult run(Path trace, ReplayOptions options) throws IOException {
         return run(trace, options, t -> { });
@@ -224,7 +225,7 @@ public final class Replay {
                                 : "a declaration was waiting for its completion") + ": nothing more can happen");
             }
             log.close();
-            lifecycle.close(sim.now());
+            lifecycle.finish();
             if (wave != null) {
                 wave.close();
                 vcdWriter.close();
@@ -314,7 +315,8 @@ public final class Replay {
             profiles[1] = profiles[0];
         }
         if (n == 0) {
-            profiles[0] = profiles[1] = baseProfile(null);
+            profiles[0] = profiles[1] = Profiles.resolve(options.profile() == null ? "default" : options.profile())
+                    .withOverrides(options.overrides());
         }
         topology = Topology.twoHosts(sim, profiles[0], profiles[1]);
         if (options.record() != null) {
@@ -340,22 +342,10 @@ public final class Replay {
         }
     }
 
+    /** The host's profile as the checker loads it (names, files relative to the trace), then the run's overrides. */
     private Profile profile(TraceLine host) {
-        Profile p;
-        try {
-            p = baseProfile(host.has("profile") ? host.text("profile") : null);
-            if (host.has("set")) {
-                p = p.withOverrides(List.of(host.text("set").split(",")));
-            }
-            return p.withOverrides(options.overrides());
-        } catch (IllegalArgumentException e) {
-            throw new TraceError(host.has("set") || host.has("profile") ? host.position(host.has("set") ? "set" : "profile")
-                    : host.position(), e.getMessage());
-        }
-    }
-
-    private Profile baseProfile(String name) {
-        return Profiles.resolve(name != null ? name : options.profile() == null ? "default" : options.profile());
+        String dflt = options.profile() == null ? "default" : options.profile();
+        return TraceChecker.hostProfile(host, trace.toAbsolutePath().getParent(), dflt).withOverrides(options.overrides());
     }
 
     private int hostIndex(String objectName) {
@@ -602,23 +592,19 @@ public final class Replay {
     }
 
     private static void fill(TraceLine l, HostMemory memory, long address, long size) {
-        String f = l.text("fill", "zero");
-        if (f.equals("zero")) {
-            return; // host memory starts zeroed
-        }
-        byte[] chunk = new byte[(int) Math.min(size, 1 << 16)];
-        if (f.startsWith("byte:")) {
-            memory.fill(address, size, (byte) Long.decode(f.substring(5)).longValue());
-            return;
-        }
-        if (!f.startsWith("pattern:")) {
-            throw new TraceError(l.position("fill"), "expected fill=zero, byte:V or pattern:SEED, got '" + f + "'");
-        }
-        SplittableRandom random = new SplittableRandom(Long.decode(f.substring(8)));
-        for (long off = 0; off < size; off += chunk.length) {
-            int n = (int) Math.min(chunk.length, size - off);
-            random.nextBytes(chunk);
-            memory.write(address + off, chunk, 0, n);
+        Fill f = l.fill("fill");
+        switch (f.kind()) {
+            case ZERO -> { } // host memory starts zeroed
+            case BYTE -> memory.fill(address, size, (byte) f.value());
+            case PATTERN -> {
+                byte[] chunk = new byte[(int) Math.min(size, 1 << 16)];
+                SplittableRandom random = new SplittableRandom(f.value());
+                for (long off = 0; off < size; off += chunk.length) {
+                    int n = (int) Math.min(chunk.length, size - off);
+                    random.nextBytes(chunk);
+                    memory.write(address + off, chunk, 0, n);
+                }
+            }
         }
     }
 

@@ -145,6 +145,22 @@ class ReplayExamplesTest {
     }
 
     @Test
+    void aProfileFileIsFoundNextToTheTraceAsTheCheckerFindsIt() throws IOException {
+        Path dir = out.resolve("with-profile");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("slow.yaml"), "description: slower link\nextends: default\nlink:\n  rate: 25Gbps\n");
+        String quick = Files.readString(EXAMPLES.resolve("quickstart.trace"))
+                .replace("host A\n", "host A profile=slow.yaml set=pcie.mps=128\n");
+        Path trace = dir.resolve("t.trace");
+        Files.writeString(trace, quick);
+        ReplayResult r = Replay.run(trace, ReplayOptions.into(out.resolve("with-profile-out")));
+        JsonNode diff = new ObjectMapper().readTree(r.summaryJson().toFile()).get("hosts").get("A")
+                .get("differences_from_default");
+        assertThat(diff.get("link.rate").asText()).isEqualTo("25Gbps");
+        assertThat(diff.get("pcie.mps").asText()).isEqualTo("128B");
+    }
+
+    @Test
     void aBadTraceWritesNothing() throws IOException {
         Path bad = out.resolve("bad.trace");
         Files.writeString(bad, "rdmasim-trace 1\nhost A\nhost B\ncq A.cq depth=lots\n");
