@@ -957,8 +957,4 @@ public final class Replay {
             this.host = host;
         }
     }
-
-    static long stamp(long[] stamps, Stage s) {
-        return stamps[s.ordinal()];
-    }
 }
