@@ -53,6 +53,10 @@ final class ReplayCommand implements Runnable {
     @Option(names = "--pcap", description = "Write wire.pcap (every frame on the cable; Wireshark, tshark).")
     boolean pcap;
 
+    @Option(names = "--no-lifecycle",
+            description = "Do not write lifecycle.csv (a row of about 130 bytes per request; for replays of millions).")
+    boolean noLifecycle;
+
     @Option(names = "--record", paramLabel = "FILE",
             description = "Also write the NDK calls the replay made as a trace (replays to the same completions).")
     Path record;
@@ -69,7 +73,8 @@ final class ReplayCommand implements Runnable {
         }
         Path dir = out != null ? out : Path.of("rdmasim-out", baseName(trace));
         boolean wave = vcd || !vcdSignals.isEmpty();
-        ReplayOptions o = new ReplayOptions(dir, opts.profile, opts.overrides, opts.seed, wave, vcdSignals, timeline, pcap, record);
+        ReplayOptions o = new ReplayOptions(dir, opts.profile, opts.overrides, opts.seed, wave, vcdSignals, timeline, pcap, record,
+                !noLifecycle);
         ReplayResult r;
         long wall = System.nanoTime();
         try (ProgressDisplay bar = new ProgressDisplay("replay", "calls")) {
@@ -104,7 +109,9 @@ final class ReplayCommand implements Runnable {
         }
         p.printf(Locale.ROOT, "  completions     %s%n", r.completionsCsv());
         p.printf(Locale.ROOT, "  summary         %s%n", r.summaryJson());
-        p.printf(Locale.ROOT, "  lifecycle       %s%n", r.lifecycleCsv());
+        if (r.lifecycleCsv() != null) {
+            p.printf(Locale.ROOT, "  lifecycle       %s%n", r.lifecycleCsv());
+        }
         if (r.vcd() != null) {
             p.printf(Locale.ROOT, "  waveform        %s   (gtkwave %s)%n", r.vcd(), r.vcd());
         }

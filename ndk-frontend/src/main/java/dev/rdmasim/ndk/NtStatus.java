@@ -10,6 +10,8 @@ import java.util.TreeMap;
  * 0x8 warning, 0xC error.
  */
 public final class NtStatus {
+    private static final char[] HEX_DIGITS = "0123456789ABCDEF".toCharArray();
+
     public static final int STATUS_SUCCESS = 0x00000000;
     public static final int STATUS_PENDING = 0x00000103;
     /** Warning: the data did not fit (a receive smaller than the send; a CQ overrun notification). */
@@ -75,7 +77,13 @@ public final class NtStatus {
 
     /** {@code 0x} and eight upper-case hex digits, as NTSTATUS values are written. */
     public static String hex(int status) {
-        return String.format("0x%08X", status);
+        char[] c = new char[10];
+        c[0] = '0';
+        c[1] = 'x';
+        for (int i = 0; i < 8; i++) {
+            c[9 - i] = HEX_DIGITS[(status >>> (4 * i)) & 0xF];
+        }
+        return new String(c);
     }
 
     /** The value of a {@code STATUS_*} name (with or without the prefix), or null. */

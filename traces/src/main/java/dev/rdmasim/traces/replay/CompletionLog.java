@@ -1,12 +1,14 @@
 package dev.rdmasim.traces.replay;
 
 import dev.rdmasim.ndk.NtStatus;
-import java.io.BufferedWriter;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
 /**
  * {@code completions.csv}: one row per completion the replay took (and per call that was refused inline),
@@ -16,53 +18,35 @@ import java.nio.file.Path;
 final class CompletionLog implements AutoCloseable {
     static final String HEADER = "time_ps,host,qp,cq,request_context,op,status,status_hex,bytes";
 
-    private final BufferedWriter out;
+    private final OutputStream out;
+    private final CsvLine line = new CsvLine();
+    private final IntObjectHashMap<String> names = new IntObjectHashMap<>();
+    private final IntObjectHashMap<String> hexes = new IntObjectHashMap<>();
     private long rows;
 
     CompletionLog(Path file) throws IOException {
-        out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
-        out.write(HEADER);
-        out.write('\n');
+        out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
+        out.write((HEADER + '\n').getBytes(StandardCharsets.UTF_8));
     }
 
     void row(long timePs, String host, String qp, String cq, String ctx, String op, int status, long bytes) {
         try {
-            out.write(Long.toString(timePs));
-            out.write(',');
-            field(host);
-            out.write(',');
-            field(qp);
-            out.write(',');
-            field(cq);
-            out.write(',');
-            field(ctx);
-            out.write(',');
-            out.write(op);
-            out.write(',');
-            out.write(NtStatus.name(status));
-            out.write(',');
-            out.write(NtStatus.hex(status));
-            out.write(',');
-            out.write(Long.toString(bytes));
-            out.write('\n');
+            line.start().number(timePs).comma().text(host).comma().text(qp).comma().text(cq).comma().text(ctx).comma()
+                    .text(op).comma().text(statusName(status)).comma().text(statusHex(status)).comma().number(bytes)
+                    .writeTo(out);
             rows++;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** A CSV field, quoted when it holds a comma, quote or line break. */
-    private void field(String s) throws IOException {
-        if (s == null) {
-            return;
-        }
-        if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0) {
-            out.write(s);
-            return;
-        }
-        out.write('"');
-        out.write(s.replace("\"", "\"\""));
-        out.write('"');
+    /** Names and hex forms of the few statuses a run sees, made once each. */
+    private String statusName(int status) {
+        return names.getIfAbsentPutWithKey(status, NtStatus::name);
+    }
+
+    private String statusHex(int status) {
+        return hexes.getIfAbsentPutWithKey(status, NtStatus::hex);
     }
 
     long rows() {

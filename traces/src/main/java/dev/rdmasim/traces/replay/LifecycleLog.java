@@ -1,8 +1,10 @@
 package dev.rdmasim.traces.replay;
 
 import dev.rdmasim.adapter.nic.Stage;
+import java.io.BufferedOutputStream;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -48,7 +50,8 @@ final class LifecycleLog implements AutoCloseable {
     }
 
     private java.util.function.Consumer<Replay.RequestStages> listener;
-    private final BufferedWriter csv;
+    private final OutputStream csv;
+    private final CsvLine line = new CsvLine();
     private final BufferedWriter timeline;
     private boolean firstSlice = true;
     private long sliceIds;
@@ -57,9 +60,9 @@ final class LifecycleLog implements AutoCloseable {
     private final Map<Replay.Request, Long> qpOf = new HashMap<>();
 
     LifecycleLog(Path csvFile, Path timelineFile) throws IOException {
-        csv = Files.newBufferedWriter(csvFile, StandardCharsets.UTF_8);
-        csv.write(HEADER);
-        csv.write('\n');
+        csv = csvFile == null ? OutputStream.nullOutputStream()
+                : new BufferedOutputStream(Files.newOutputStream(csvFile), 1 << 16);
+        csv.write((HEADER + '\n').getBytes(StandardCharsets.UTF_8));
         if (timelineFile != null) {
             timeline = Files.newBufferedWriter(timelineFile, StandardCharsets.UTF_8);
             timeline.write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
@@ -140,21 +143,15 @@ final class LifecycleLog implements AutoCloseable {
 
     private void write(int host, int qpn, Row r) {
         try {
-            csv.write(host == 0 ? "A" : "B");
-            csv.write(',');
-            csv.write(Integer.toString(qpn));
-            csv.write(',');
-            csv.write(r.request.ctx.replace(",", ";"));
-            csv.write(',');
-            csv.write(r.request.op);
-            for (Stage s : Stage.values()) {
-                csv.write(',');
-                long t = r.stamps[s.ordinal()];
-                if (t != Stage.NOT_REACHED) {
-                    csv.write(Long.toString(t));
+            line.start().text(host == 0 ? "A" : "B").comma().number(qpn).comma().text(r.request.ctx).comma()
+                    .text(r.request.op);
+            for (int s = 0; s < r.stamps.length; s++) {
+                line.comma();
+                if (r.stamps[s] != Stage.NOT_REACHED) {
+                    line.number(r.stamps[s]);
                 }
             }
-            csv.write('\n');
+            line.writeTo(csv);
             if (listener != null) {
                 Replay.Request q = r.request;
                 listener.accept(new Replay.RequestStages(q.seq, host, q.qp, q.ctx, q.op, q.bytes, q.flags, r.stamps.clone()));

@@ -185,7 +185,7 @@ public final class Replay {
         List<Path> written = new ArrayList<>();
         Path completionsCsv = out.resolve("completions.csv");
         Path summaryJson = out.resolve("summary.json");
-        Path lifecycleCsv = out.resolve("lifecycle.csv");
+        Path lifecycleCsv = options.lifecycle() ? out.resolve("lifecycle.csv") : null;
         Path vcdPath = options.vcd() ? out.resolve("wave.vcd") : null;
         Path pcapPath = options.pcap() ? out.resolve("wire.pcap") : null;
         Path timelinePath = options.timeline() ? out.resolve("timeline.json") : null;
@@ -202,11 +202,15 @@ public final class Replay {
             }
             buildHosts();
             log = new CompletionLog(partial(completionsCsv));
-            lifecycle = new LifecycleLog(partial(lifecycleCsv), timelinePath == null ? null : partial(timelinePath));
+            lifecycle = new LifecycleLog(lifecycleCsv == null ? null : partial(lifecycleCsv),
+                    timelinePath == null ? null : partial(timelinePath));
             lifecycle.setListener(requestListener);
             for (int h = 0; h < 2; h++) {
                 int host = h;
                 topology.host(h).adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
+                    if (syndrome == 0) {
+                        bytesMoved += bytes; // signaled or not: an unsignaled request moves its bytes too
+                    }
                     lifecycle.retired(host, qpn, idx, stamps);
                     adapterRetired++;
                     stopIfDone();
@@ -839,13 +843,24 @@ public final class Replay {
         }
     }
 
+    /** completions.csv's op column: the operation type's name in lower case, by type. */
+    private static final String[] OP_NAMES = opNames();
+
+    private static String[] opNames() {
+        String[] n = new String[16];
+        for (int t = 0; t < n.length; t++) {
+            n[t] = NdkOperationType.name(t).toLowerCase(java.util.Locale.ROOT);
+        }
+        return n;
+    }
+
     private void completed(CqEntry c, NdkResultEx r) {
         Request req = r.requestContext instanceof Request q ? q : null;
-        String op = NdkOperationType.name(r.type).toLowerCase(java.util.Locale.ROOT);
+        String op = r.type >= 0 && r.type < OP_NAMES.length ? OP_NAMES[r.type]
+                : NdkOperationType.name(r.type).toLowerCase(java.util.Locale.ROOT);
         count(r.status);
         long bytes = r.type == NdkOperationType.NdkOperationTypeReceive ? r.bytesTransferred : req == null ? 0 : req.bytes;
         if (r.status == STATUS_SUCCESS) {
-            bytesMoved += r.type == NdkOperationType.NdkOperationTypeReceive ? 0 : bytes;
             if (req != null && r.type != NdkOperationType.NdkOperationTypeReceive) {
                 latency.recordValue(Math.min(MAX_LATENCY_PS, sim.now() - req.postedPs) / 1000);
             }

@@ -15,11 +15,19 @@ import java.util.List;
  * @param timeline    write {@code timeline.json}
  * @param pcap        write {@code wire.pcap}
  * @param record      write the NDK calls the replay made as a trace there (null: no recording)
+ * @param lifecycle   write {@code lifecycle.csv} (a row per request: about 130 bytes each, so a replay of
+ *                    millions of requests may leave it out; requests are tracked either way)
  */
 public record ReplayOptions(Path outDir, String profile, List<String> overrides, long seed, boolean vcd,
-        String vcdSignals, boolean timeline, boolean pcap, Path record) {
+        String vcdSignals, boolean timeline, boolean pcap, Path record, boolean lifecycle) {
     public ReplayOptions {
         overrides = List.copyOf(overrides);
+    }
+
+    /** With {@code lifecycle.csv}. */
+    public ReplayOptions(Path outDir, String profile, List<String> overrides, long seed, boolean vcd,
+            String vcdSignals, boolean timeline, boolean pcap, Path record) {
+        this(outDir, profile, overrides, seed, vcd, vcdSignals, timeline, pcap, record, true);
     }
 
     /** Without recording. */
@@ -30,7 +38,12 @@ public record ReplayOptions(Path outDir, String profile, List<String> overrides,
 
     /** These options, recording the replay's NDK calls into {@code trace}. */
     public ReplayOptions withRecord(Path trace) {
-        return new ReplayOptions(outDir, profile, overrides, seed, vcd, vcdSignals, timeline, pcap, trace);
+        return new ReplayOptions(outDir, profile, overrides, seed, vcd, vcdSignals, timeline, pcap, trace, lifecycle);
+    }
+
+    /** These options without {@code lifecycle.csv}. */
+    public ReplayOptions withoutLifecycle() {
+        return new ReplayOptions(outDir, profile, overrides, seed, vcd, vcdSignals, timeline, pcap, record, false);
     }
 
     /** Defaults: the default profile, no overrides, seed 1, no optional outputs. */

@@ -46,7 +46,7 @@ final class Summary {
         r.statusCounts().forEach(by::put);
         root.put("bytes_moved", r.bytes());
         root.put("throughput_gbps", r.gbps());
-        root.put("throughput_description", "bytes of successful initiator requests over first_call_ps .. sim_time_ps");
+        root.put("throughput_description", "bytes of the initiator requests the adapters retired successfully (signaled or not) over first_call_ps .. sim_time_ps");
         ObjectNode lat = root.putObject("latency_ns");
         lat.put("description", "post to completion taken, initiator requests that succeeded");
         lat.put("count", latency.getTotalCount());
