@@ -36,15 +36,33 @@ public final class TraceChecker {
     private long calls;
     private long declarations;
 
+    /** The profile of hosts that name none, and the overrides on every host: limits are checked against them. */
+    private final String defaultProfile;
+    private final List<String> overrides;
+
     private TraceChecker(Path baseDir) {
+        this(baseDir, "default", List.of());
+    }
+
+    private TraceChecker(Path baseDir, String defaultProfile, List<String> overrides) {
         this.baseDir = baseDir;
+        this.defaultProfile = defaultProfile;
+        this.overrides = List.copyOf(overrides);
     }
 
     /** Checks a trace file; profile files named by {@code host} lines are relative to the trace's directory. */
     public static Summary check(Path file) throws IOException {
+        return check(file, "default", List.of());
+    }
+
+    /**
+     * As {@link #check(Path)}, for a run whose hosts without {@code profile=} take {@code defaultProfile} and
+     * every host then {@code overrides} ({@code key=value}): the limits checked are the ones the run will have.
+     */
+    public static Summary check(Path file, String defaultProfile, List<String> overrides) throws IOException {
         Path dir = file.toAbsolutePath().getParent();
         try (TraceReader reader = TraceReader.open(file)) {
-            return new TraceChecker(dir).run(reader);
+            return new TraceChecker(dir, defaultProfile, overrides).run(reader);
         }
     }
 
@@ -162,7 +180,8 @@ public final class TraceChecker {
             throw new TraceError(l.position(), "a trace has at most two hosts (" + hosts.get(0).name + " and "
                     + hosts.get(1).name + " are declared)");
         }
-        hosts.add(new Host(name, l.position(), hostProfile(l, baseDir)));
+        Profile p = hostProfile(l, baseDir, defaultProfile);
+        hosts.add(new Host(name, l.position(), overrides.isEmpty() ? p : p.withOverrides(overrides)));
     }
 
     /** The host an object name lives on, by its host part; an undeclared host is an error. */

@@ -165,7 +165,8 @@ public final class Replay {
      */
     public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
             java.util.function.Consumer<RequestStages> requests, Progress progress) throws IOException {
-        TraceChecker.Summary summary = TraceChecker.check(trace);
+        TraceChecker.Summary summary = TraceChecker.check(trace,
+                options.profile() == null ? "default" : options.profile(), options.overrides());
         Replay r = new Replay(trace, options);
         r.requestListener = requests;
         r.progress = progress;

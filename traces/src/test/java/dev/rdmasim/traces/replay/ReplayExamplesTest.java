@@ -170,4 +170,24 @@ class ReplayExamplesTest {
         assertThat(Files.exists(dir.resolve("completions.csv"))).isFalse();
         assertThat(Files.exists(dir.resolve("summary.json"))).isFalse();
     }
+
+    /** The first pass checks limits against the profile and overrides the run will have, not the default's. */
+    @Test
+    void limitsAreCheckedAgainstTheRunsProfileAndOverrides() throws IOException {
+        Path trace = out.resolve("deep.trace");
+        Files.writeString(trace, """
+                rdmasim-trace 1
+                host A
+                host B
+                cq A.cq depth=64
+                pd A.pd
+                qp A.qp pd=A.pd rcq=A.cq icq=A.cq iq=512 rq=4 isge=1 rsge=1 inline=0
+                """);
+        ReplayOptions lowered = new ReplayOptions(out.resolve("deep"), "default",
+                List.of("ndk.maxInitiatorQueueDepth=256"), 1, false, null, false, false);
+        assertThatThrownBy(() -> Replay.run(trace, lowered)).isInstanceOf(TraceError.class)
+                .hasMessage(trace + ":6:38: iq 512 is above the profile's maximum initiator queue depth"
+                        + " (ndk.maxInitiatorQueueDepth = 256)");
+        assertThat(Files.exists(out.resolve("deep/summary.json"))).isFalse();
+    }
 }

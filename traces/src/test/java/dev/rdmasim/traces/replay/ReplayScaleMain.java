@@ -12,7 +12,7 @@ import java.nio.file.Path;
 /**
  * Replays a large generated trace in its own JVM so a test can bound the heap: {@code gen FILE BLOCKS} writes
  * the trace, {@code replay FILE DIR} replays it (without lifecycle.csv, which would hold a row per request) and
- * prints {@code calls=N completions=N bytes=N events=N peakHeapMiB=N maxHeapMiB=N}.
+ * prints {@code calls=N completions=N bytes=N events=N peakHeapMiB=N maxHeapMiB=N wallS=S replayThreadCpuS=S}.
  */
 public final class ReplayScaleMain {
     /** Requests per block: fifteen unsignaled inline WRITEs and a signaled one. */
@@ -27,7 +27,10 @@ public final class ReplayScaleMain {
             generate(file, Integer.parseInt(args[2]));
             return;
         }
+        long wall = System.nanoTime();
         ReplayResult r = Replay.run(file, ReplayOptions.into(Path.of(args[2])).withoutLifecycle());
+        double wallS = (System.nanoTime() - wall) / 1e9;
+        double cpuS = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() / 1e9;
         long peak = 0;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
@@ -36,7 +39,8 @@ public final class ReplayScaleMain {
         }
         System.out.println("calls=" + r.calls() + " completions=" + r.completions() + " bytes=" + r.bytes()
                 + " events=" + r.events() + " peakHeapMiB=" + peak / (1 << 20) + " maxHeapMiB="
-                + Runtime.getRuntime().maxMemory() / (1 << 20));
+                + Runtime.getRuntime().maxMemory() / (1 << 20)
+                + String.format(java.util.Locale.ROOT, " wallS=%.1f replayThreadCpuS=%.1f", wallS, cpuS));
     }
 
     /**
