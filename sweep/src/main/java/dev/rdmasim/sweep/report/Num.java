@@ -8,13 +8,16 @@ final class Num {
     private Num() {
     }
 
-    /** {@code value} to four significant digits, plain notation, no trailing zeros. */
+    /**
+     * {@code value} to four significant digits, plain notation, no trailing zeros; whole numbers (message sizes,
+     * depths) exactly.
+     */
     static String fmt(double value) {
         if (Double.isNaN(value) || Double.isInfinite(value)) {
             return String.valueOf(value);
         }
-        if (value == 0) {
-            return "0";
+        if (value == Math.rint(value) && Math.abs(value) < 1e15) {
+            return Long.toString((long) value);
         }
         return new BigDecimal(value).round(new MathContext(4)).stripTrailingZeros().toPlainString();
     }

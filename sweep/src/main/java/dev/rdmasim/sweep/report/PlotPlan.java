@@ -138,7 +138,8 @@ final class PlotPlan {
         return null;
     }
 
-    private static List<List<String>> combinations(List<Axis> axes) {
+    /** Every combination of the axes' values, the last axis varying fastest. */
+    static List<List<String>> combinations(List<Axis> axes) {
         List<List<String>> out = new ArrayList<>();
         out.add(List.of());
         for (Axis a : axes) {

@@ -112,6 +112,7 @@ public final class Plots {
             c.setCustomXAxisTickLabelsFormatter(ticks);
         }
         boolean negative = false;
+        boolean flatZero = true;
         for (Line line : f.lines()) {
             Color color = PALETTE[line.color() % PALETTE.length];
             XYSeries s = c.addSeries(line.name(), line.x(), line.y());
@@ -121,6 +122,7 @@ public final class Plots {
             s.setLineStyle(line.dashed() ? SeriesLines.DASH_DASH : SeriesLines.SOLID);
             for (double y : line.y()) {
                 negative |= y < 0;
+                flatZero &= y == 0;
             }
             if (line.lo() != null) {
                 // XChart's error bars are symmetric: draw the repetitions' min..max as bars around the midpoint,
@@ -143,6 +145,9 @@ public final class Plots {
         }
         if (!negative) {
             c.getStyler().setYAxisMin(0.0); // throughputs and latencies read best from zero
+        }
+        if (flatZero) {
+            c.getStyler().setYAxisMax(1.0); // an axis with a scale, not a lone 0
         }
         return c;
     }

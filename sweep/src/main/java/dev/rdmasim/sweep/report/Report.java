@@ -77,11 +77,9 @@ public final class Report {
             }
             b.append('\n');
         }
-        for (Axis a : t.axes) {
-            if (a.key().equals(SweepTable.SIZE_AXIS)) {
-                b.append("Each point ran the message sizes ").append(String.join(", ", a.values()))
-                        .append(" B (its metric names carry a `_<bytes>B` suffix); each size is a row below.\n\n");
-            }
+        if (t.suffixSizes() != null) {
+            b.append("Each point ran the message sizes ").append(String.join(", ", t.suffixSizes().values()))
+                    .append(" B (its metric names carry a `_<bytes>B` suffix); each size is a row below.\n\n");
         }
         if (t.maxRepeats > 1) {
             b.append("Figures are means over a point's repetitions; tables add the range `(min..max)` when the"
@@ -273,22 +271,9 @@ public final class Report {
     }
 
     private static List<Group> groups(SweepTable t, Axis along, List<Axis> others) {
-        List<List<String>> combos = new ArrayList<>();
-        combos.add(List.of());
-        for (Axis a : others) {
-            List<List<String>> next = new ArrayList<>();
-            for (List<String> c : combos) {
-                for (String v : a.ordered()) {
-                    List<String> n = new ArrayList<>(c);
-                    n.add(v);
-                    next.add(n);
-                }
-            }
-            combos = next;
-        }
         List<Group> out = new ArrayList<>();
         List<String> order = along.ordered();
-        for (List<String> combo : combos) {
+        for (List<String> combo : PlotPlan.combinations(others)) {
             List<Row> rows = new ArrayList<>();
             for (Row row : t.rows) {
                 boolean match = true;
@@ -336,6 +321,10 @@ public final class Report {
         b.append("## Points\n\n");
         b.append("Every point with its figures and its bottleneck: the block whose busy fraction over the run is"
                 + " the highest.\n\n");
+        if (t.suffixSizes() != null) {
+            b.append("A point that ran several message sizes has one row per size; its busy fractions cover its"
+                    + " whole run, so they repeat on each of its rows.\n\n");
+        }
         List<String> heads = new ArrayList<>();
         heads.add("point");
         List<Axis> shown = t.axes.stream().filter(a -> t.dims.contains(a)).toList();

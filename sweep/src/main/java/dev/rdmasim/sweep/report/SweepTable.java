@@ -193,6 +193,11 @@ final class SweepTable {
         return dims.stream().filter(a -> a.role() == role).findFirst().orElse(null);
     }
 
+    /** The axis of message sizes taken from metric name suffixes, or null when no point ran several sizes. */
+    Axis suffixSizes() {
+        return axes.stream().filter(a -> a.key().equals(SIZE_AXIS)).findFirst().orElse(null);
+    }
+
     /** Whether any row has a value for {@code metric}. */
     boolean has(String metric) {
         return rows.stream().anyMatch(row -> row.stat(metric) != null);

@@ -58,7 +58,9 @@ class ReportTest {
             // Best first reached at 32 (64 ties); 97 at depth 4 is the first within 95 %.
             assertThat(depth).contains("| 4096 | 100 | 32 | 4 | 97 | 97.0 % |\n");
         }
-        assertThat(Report.text(suffixed)).contains("Each point ran the message sizes 64, 4096 B");
+        assertThat(Report.text(suffixed)).contains("Each point ran the message sizes 64, 4096 B",
+                "its busy fractions cover its whole run, so they repeat on each of its rows.");
+        assertThat(Report.text(swept)).doesNotContain("Each point ran", "repeat on each of its rows");
     }
 
     @Test
