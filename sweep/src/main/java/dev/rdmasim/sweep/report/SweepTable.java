@@ -174,11 +174,10 @@ final class SweepTable {
             int index = group.get(0).point().index();
             List<String> base = group.get(0).point().values();
             if (sizeAxis) {
+                // A row for every size, even one this point did not report: the report shows the gap.
                 for (Long size : sizes) {
-                    Map<String, Stat> m = stats(group, size);
-                    if (!m.isEmpty()) {
-                        out.add(new Row(append(base, String.valueOf(size)), m, blockName, busy, group.size(), index));
-                    }
+                    out.add(new Row(append(base, String.valueOf(size)), stats(group, size), blockName, busy,
+                            group.size(), index));
                 }
             } else {
                 out.add(new Row(base, stats(group, null), blockName, busy, group.size(), index));

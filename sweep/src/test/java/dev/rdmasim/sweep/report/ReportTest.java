@@ -143,6 +143,18 @@ class ReportTest {
     }
 
     @Test
+    void aMultiSizePointThatReportedNothingKeepsItsRows() {
+        SweepResults r = sweep(WRITE_BW, vals("-t"), List.of(vals("1", "2")), 1, c -> c.num("-t") == 2
+                ? new Run(List.of(), List.of())
+                : new Run(List.of(new Metric("bw_avg_gbps_64B", "Gb/s", 3), new Metric("bw_avg_gbps_128B", "Gb/s", 5)),
+                        busy(0.5, 0.2)));
+        String points = section(Report.text(r), "Points");
+        assertThat(points).contains("| 0 | 1 | 64 | 3 | `A.nic.transmitter` | 50.0 % |\n",
+                "| 0 | 1 | 128 | 5 | `A.nic.transmitter` | 50.0 % |\n", "| 1 | 2 | 64 | \u2014 | \u2014 | \u2014 |\n",
+                "| 1 | 2 | 128 | \u2014 | \u2014 | \u2014 |\n");
+    }
+
+    @Test
     void onePointStillReportsWithClearSentences() {
         SweepResults r = sweep(WRITE_BW, List.of(), List.of(), 1, c -> new Run(bw(42, 64, ""), busy(0.5, 0.2)));
         String text = Report.text(r);
