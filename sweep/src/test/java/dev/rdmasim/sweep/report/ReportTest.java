@@ -184,6 +184,6 @@ class ReportTest {
         assertThat(text).contains("| qp.initiatorQueueDepth | 1, 4, 16, 64 |");
         assertThat(section(text, "Plots")).contains(
                 "![write_bw on default: throughput vs queue depth](throughput-vs-depth.png)",
-                "[SVG](throughput-vs-depth.svg)", "(msgrate-vs-depth.png)", "(heatmap-throughput.png)");
+                "[SVG](throughput-vs-depth.svg)", "(heatmap-throughput.png)");
     }
 }
