@@ -1,0 +1,7 @@
+/**
+ * Plots and report of a finished sweep: {@link dev.rdmasim.sweep.report.Plots} draws PNG and SVG figures chosen
+ * from what was swept, {@link dev.rdmasim.sweep.report.Report} writes {@code report.md} (depth for 95 % of the best
+ * throughput, where inline stops paying off, the bottleneck block of every point). Both read only
+ * {@link dev.rdmasim.sweep.SweepResults}, and the same results give the same bytes.
+ */
+package dev.rdmasim.sweep.report;
