@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -66,6 +67,32 @@ public final class Examples {
             }
         }
         return "";
+    }
+
+    /**
+     * The paragraph of the example's leading comment that starts with {@code Look at:} (which outputs show its
+     * idea), one entry per line without the {@code #}; empty if it has none.
+     */
+    public static List<String> lookAt(String name) {
+        List<String> paragraph = new ArrayList<>();
+        for (String line : text(name).split("\n")) {
+            String l = line.strip();
+            if (l.startsWith("rdmasim-trace")) {
+                continue;
+            }
+            if (!l.startsWith("#")) {
+                break;
+            }
+            String c = l.substring(1).strip();
+            if (c.isEmpty()) {
+                if (!paragraph.isEmpty()) {
+                    break;
+                }
+            } else if (!paragraph.isEmpty() || c.startsWith("Look at:")) {
+                paragraph.add(c);
+            }
+        }
+        return List.copyOf(paragraph);
     }
 
     /** The text of the example's GTKWave save file ({@code NAME.gtkw}), if one is shipped. */
