@@ -1,34 +1,126 @@
 package dev.rdmasim.cli;
 
+import dev.rdmasim.adapter.config.Profiles;
 import dev.rdmasim.kernel.Time;
 import dev.rdmasim.kernel.demo.KernelDemo;
+import dev.rdmasim.traces.Examples;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code rdmasim demo}: runnable examples that show where to look next. */
+/**
+ * {@code rdmasim demo}: the README's first command. Replays a shipped example trace (from the jar, so it runs from any
+ * directory) with every output, prints the replay's summary, then the commands that open each output. The
+ * subcommands are the demonstrations that predate the trace replay: a WRITE stream built on the adapter model
+ * directly (whose figures docs/performance.md quotes) and the kernel's own demonstration.
+ */
 @Command(name = "demo",
         mixinStandardHelpOptions = true,
-        description = {"Runs a shipped demonstration and shows where to look next.",
-            "Without a subcommand, runs the adapter demo."},
+        description = {"Replays a shipped example trace (quickstart unless --example) with --vcd --timeline --pcap,",
+            "prints the replay's summary and where to look next: the waveform, the timeline, the packets,",
+            "the request narrated stage by stage, and the CSV files. --list shows the examples.",
+            "Subcommands: adapter (a WRITE stream on the adapter model itself) and kernel."},
         subcommands = {DemoCommand.AdapterDemoCommand.class, DemoCommand.Kernel.class})
 final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** Without a subcommand: the adapter demo with its defaults, and its exit code. */
+    @Option(names = "--example", paramLabel = "NAME",
+            description = "The shipped example to replay (default: ${DEFAULT-VALUE}; --list shows them all).")
+    String example = "quickstart";
+
+    @Option(names = "--list", description = "List the shipped examples and the idea each one shows, then exit.")
+    boolean list;
+
+    @Option(names = "--out", paramLabel = "DIR", description = {"Output directory; the example's trace is written there too",
+        "(default: rdmasim-out/demo for the quickstart, rdmasim-out/demo-NAME for another example)."})
+    Path out;
+
+    @CommandLine.Mixin
+    RunOptions opts = new RunOptions();
+
     @Override
     public Integer call() {
-        CommandLine demo = new CommandLine(new AdapterDemoCommand());
-        demo.setOut(spec.commandLine().getOut());
-        demo.setErr(spec.commandLine().getErr());
-        demo.setExecutionExceptionHandler(spec.commandLine().getExecutionExceptionHandler());
-        return demo.execute();
+        PrintWriter o = spec.commandLine().getOut();
+        if (list) {
+            for (String name : Examples.names()) {
+                o.printf(Locale.ROOT, "%-20s %s%n", name, Examples.idea(name));
+            }
+            o.flush();
+            return 0;
+        }
+        String name;
+        try {
+            name = Examples.resolve(example);
+            Profiles.resolve(opts.profile).withOverrides(opts.overrides);
+        } catch (IllegalArgumentException e) {
+            throw new UserError(e.getMessage());
+        }
+        Path out = this.out != null ? this.out
+                : Path.of("rdmasim-out", name.equals(Examples.names().get(0)) ? "demo" : "demo-" + name);
+        Path trace;
+        Optional<String> save = Examples.gtkwaveSave(name);
+        Path saveFile = out.resolve(name + ".gtkw");
+        try {
+            trace = Examples.extract(name, out);
+            if (save.isPresent()) {
+                Files.writeString(saveFile, save.get());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the example into " + out, e);
+        }
+        o.printf(Locale.ROOT, "demo: the shipped example %s%n  %s%n%n", trace.getFileName(), Examples.idea(name));
+        o.flush();
+        List<String> args = new ArrayList<>(List.of(trace.toString(), "--out", out.toString(), "--vcd", "--timeline",
+                "--pcap", "--profile", opts.profile, "--seed", Long.toString(opts.seed)));
+        for (String kv : opts.overrides) {
+            args.addAll(List.of("--set", kv));
+        }
+        CommandLine replay = new CommandLine(new ReplayCommand());
+        replay.setOut(o);
+        replay.setErr(spec.commandLine().getErr());
+        replay.setExecutionExceptionHandler(spec.commandLine().getExecutionExceptionHandler());
+        int code = replay.execute(args.toArray(String[]::new));
+        if (code != 0) {
+            return code;
+        }
+        String cmd = Files.isRegularFile(Path.of("rdmasim")) && Files.isExecutable(Path.of("rdmasim"))
+                ? "./rdmasim" : "rdmasim";
+        o.println();
+        List<String> lookAt = Examples.lookAt(name);
+        if (!lookAt.isEmpty()) {
+            o.println("what to look at (from the trace's comment):");
+            for (String line : lookAt) {
+                o.println("  " + (line.startsWith("Look at: ") ? line.substring("Look at: ".length()) : line));
+            }
+        }
+        o.println();
+        o.println("where to look next:");
+        next(o, "the request, stage by stage", cmd + " explain " + trace + " --request 1");
+        next(o, "waveform (GTKWave)", "gtkwave " + out.resolve("wave.vcd") + (save.isPresent() ? " " + saveFile : ""));
+        next(o, "timeline (Perfetto)", "open https://ui.perfetto.dev, then Open trace file: " + out.resolve("timeline.json"));
+        next(o, "packets (tshark, Wireshark)", "tshark -r " + out.resolve("wire.pcap") + " -V   (or: wireshark "
+                + out.resolve("wire.pcap") + ")");
+        next(o, "one row per completion", out.resolve("completions.csv").toString());
+        next(o, "each request's stage times", out.resolve("lifecycle.csv") + "   (picoseconds; empty: stage skipped)");
+        next(o, "every block's statistics", out.resolve("summary.json").toString());
+        next(o, "the trace, to read and edit", trace + "   (then: " + cmd + " replay " + trace + ")");
+        next(o, "the other examples", cmd + " demo --list, then " + cmd + " demo --example NAME");
+        o.flush();
+        return 0;
+    }
+
+    private static void next(PrintWriter o, String what, String how) {
+        o.printf(Locale.ROOT, "  %-29s %s%n", what, how);
     }
 
     @Command(name = "adapter",

@@ -121,10 +121,12 @@ final class PerfCommand implements Callable<Integer> {
             printHeader(out, options);
         }
         ObjectMapper mapper = new ObjectMapper();
-        try {
+        long[] sizesDone = {0};
+        try (ProgressDisplay bar = new ProgressDisplay("perf " + options.test().label(), "sizes", true)) {
+            bar.total(options.sizes().size());
             Perf.run(options, r -> {
-                out.println(json ? toJson(mapper, r) : row(r));
-                out.flush();
+                bar.println(out, json ? toJson(mapper, r) : row(r));
+                bar.step(++sizesDone[0]);
             }, record);
         } catch (PerfFailure e) {
             out.flush();

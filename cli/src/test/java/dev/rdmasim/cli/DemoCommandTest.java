@@ -1,0 +1,138 @@
+package dev.rdmasim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rdmasim.traces.Examples;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code rdmasim demo}: replays the shipped quickstart from the jar (these tests run in cli/, where there is no
+ * examples directory) with every output, and each "where to look next" line names a file that exists.
+ */
+class DemoCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void theDemoReplaysTheQuickstartWithEveryOutputAndSaysWhereToLook() throws IOException {
+        Path out = dir.resolve("demo");
+        Cli r = Cli.run("demo", "--out", out.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        for (String f : new String[] {"quickstart.trace", "quickstart.gtkw", "completions.csv", "lifecycle.csv",
+            "summary.json", "wave.vcd", "timeline.json", "wire.pcap"}) {
+            assertThat(out.resolve(f)).as(f).isNotEmptyFile();
+        }
+        assertThat(Files.readString(out.resolve("quickstart.trace"))).isEqualTo(Examples.text("quickstart"));
+        assertThat(Files.readAllLines(out.resolve("completions.csv"))).hasSize(2);
+        // The replay's own summary, then the next steps, each with the file it opens.
+        String trace = out.resolve("quickstart.trace").toString();
+        assertThat(r.out()).contains(Examples.idea("quickstart"), "replay " + trace + ": 2 calls, 1 completions",
+                "by status        SUCCESS 1", "what to look at", "where to look next:",
+                "rdmasim explain " + trace + " --request 1",
+                "gtkwave " + out.resolve("wave.vcd") + " " + out.resolve("quickstart.gtkw"),
+                "https://ui.perfetto.dev", out.resolve("timeline.json").toString(),
+                "tshark -r " + out.resolve("wire.pcap") + " -V", "wireshark " + out.resolve("wire.pcap"),
+                out.resolve("completions.csv").toString(), out.resolve("lifecycle.csv").toString(),
+                out.resolve("summary.json").toString(), "rdmasim replay " + trace, "demo --list");
+        assertThat(r.out().indexOf("where to look next:")).isGreaterThan(r.out().indexOf("by status"));
+        assertThat(r.err()).isEmpty();
+
+        // The explain command it prints runs as printed.
+        Cli explain = Cli.run("explain", trace, "--request", "1");
+        assertThat(explain.code()).as(explain.err()).isZero();
+        assertThat(explain.out()).contains("ctx=hello", "payload read", "CQE written");
+    }
+
+    @Test
+    void everySignalOfTheSaveFileIsInTheWaveform() throws IOException {
+        Path out = dir.resolve("demo");
+        assertThat(Cli.run("demo", "--out", out.toString()).code()).isZero();
+        Set<String> declared = vcdSignals(out.resolve("wave.vcd"));
+        List<String> shown = new ArrayList<>();
+        for (String line : Files.readAllLines(out.resolve("quickstart.gtkw"))) {
+            // A signal line: "+{alias} name" or "name", with "[msb:0]" on vectors.
+            if (line.startsWith("+{") || Character.isLetter(line.isEmpty() ? ' ' : line.charAt(0))) {
+                String name = line.startsWith("+{") ? line.substring(line.indexOf('}') + 1).strip() : line;
+                shown.add(name.replaceAll("\\[\\d+:0]$", ""));
+                if (line.startsWith("+{")) {
+                    assertThat(line.substring(2, line.indexOf('}'))).as("alias of " + name)
+                            .isEqualTo(shown.get(shown.size() - 1).replace('.', '/'));
+                }
+            }
+        }
+        assertThat(shown).hasSizeGreaterThan(15).doesNotHaveDuplicates();
+        assertThat(declared).containsAll(shown);
+        assertThat(shown).contains("nicA.tx.busy", "wire.aToB.busy", "nicB.rx.busy", "nicA.cqe.busy");
+    }
+
+    /** Full names of the signals a VCD file declares, from its scopes. */
+    private static Set<String> vcdSignals(Path vcd) throws IOException {
+        Set<String> names = new HashSet<>();
+        List<String> scope = new ArrayList<>();
+        for (String line : Files.readAllLines(vcd)) {
+            String[] t = line.trim().split("\\s+");
+            switch (t[0]) {
+                case "$scope" -> scope.add(t[2]);
+                case "$upscope" -> scope.remove(scope.size() - 1);
+                case "$var" -> names.add(String.join(".", scope) + "." + t[4]);
+                case "$enddefinitions" -> {
+                    return names;
+                }
+                default -> { }
+            }
+        }
+        return names;
+    }
+
+    @Test
+    void listShowsEveryShippedExampleWithItsIdea() {
+        Cli r = Cli.run("demo", "--list");
+        assertThat(r.code()).isZero();
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines).hasSize(Examples.names().size());
+        for (int i = 0; i < lines.size(); i++) {
+            String name = Examples.names().get(i);
+            assertThat(lines.get(i)).startsWith(name + " ").endsWith(Examples.idea(name));
+        }
+    }
+
+    @Test
+    void anotherExampleReplaysIntoItsOwnDirectoryWithoutASaveFile() {
+        Path out = dir.resolve("pp");
+        Cli r = Cli.run("demo", "--example", "pingpong.trace", "--out", out.toString(), "--seed", "7");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(out.resolve("pingpong.trace")).isNotEmptyFile();
+        assertThat(out.resolve("quickstart.gtkw")).doesNotExist();
+        assertThat(out.resolve("pingpong.gtkw")).doesNotExist();
+        assertThat(r.out()).contains("400 completions", "gtkwave " + out.resolve("wave.vcd") + "\n",
+                "round trip");
+    }
+
+    @Test
+    void mistakesAreOneLineAndWriteNothing() {
+        Path out = dir.resolve("bad");
+        Cli unknown = Cli.run("demo", "--example", "quickstrat", "--out", out.toString());
+        assertThat(unknown.code()).isEqualTo(2);
+        assertThat(unknown.err()).isEqualTo("rdmasim: no shipped example 'quickstrat'; shipped: "
+                + String.join(", ", Examples.names()) + System.lineSeparator());
+        Cli badSet = Cli.run("demo", "--set", "pcie.mps=300", "--out", out.toString());
+        assertThat(badSet.code()).isEqualTo(2);
+        assertThat(badSet.err()).startsWith("rdmasim: pcie.mps = 300").doesNotContain("Exception");
+        assertThat(out).doesNotExist();
+    }
+
+    @Test
+    void theOlderDemonstrationsAreSubcommands() {
+        Cli help = Cli.run("demo", "--help");
+        assertThat(help.code()).isZero();
+        assertThat(help.out()).contains("--example", "--list", "--out", "adapter", "kernel");
+    }
+}
