@@ -221,7 +221,8 @@ public final class SweepFile {
             return m;
         } catch (JsonProcessingException e) {
             int line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
-            throw error(source, line, "not valid YAML: " + e.getOriginalMessage());
+            // The YAML parser's message goes on with an excerpt over several lines: its first line says it.
+            throw error(source, line, "not valid YAML: " + e.getOriginalMessage().lines().findFirst().orElse(""));
         } catch (IOException e) {
             throw new SweepSpecException(source + ": cannot read (" + e.getMessage() + ")", e);
         }

@@ -295,29 +295,44 @@ public record SweepSpec(List<Param> params, Workload workload, String profile, S
         private long seed = 1;
         private int repeat = 1;
 
-        private Builder(Workload workload) {
+        Builder(Workload workload) {
             this.workload = workload;
         }
 
         /** A swept key with its values in the list-and-range syntax of {@link ValueList}. */
         public Builder param(String key, String values) {
-            checkKey(key);
+            SweepKey k = checkKey(key);
+            List<String> parsed;
             try {
-                params.add(new Param(key, ValueList.parse(values)));
+                parsed = ValueList.parse(values);
             } catch (IllegalArgumentException e) {
                 throw new SweepSpecException(key + ": " + e.getMessage(), e);
             }
-            return this;
+            return add(k, parsed);
         }
 
         /** A swept key with its values one by one (each a value or a range). */
         public Builder param(String key, List<String> items) {
-            checkKey(key);
+            SweepKey k = checkKey(key);
+            List<String> parsed;
             try {
-                params.add(new Param(key, ValueList.parse(items)));
+                parsed = ValueList.parse(items);
             } catch (IllegalArgumentException e) {
                 throw new SweepSpecException(key + ": " + e.getMessage(), e);
             }
+            return add(k, parsed);
+        }
+
+        /** Values are checked one by one here already, so that a file can say on which line a bad one is. */
+        private Builder add(SweepKey k, List<String> values) {
+            for (String v : values) {
+                try {
+                    k.checkValue(v);
+                } catch (IllegalArgumentException e) {
+                    throw new SweepSpecException(e.getMessage(), e);
+                }
+            }
+            params.add(new Param(k.key(), values));
             return this;
         }
 
@@ -331,13 +346,14 @@ public record SweepSpec(List<Param> params, Workload workload, String profile, S
             return param(assignment.substring(0, eq).strip(), assignment.substring(eq + 1));
         }
 
-        private void checkKey(String key) {
-            key(key, workload.isPerf());
+        private SweepKey checkKey(String key) {
+            SweepKey k = key(key, workload.isPerf());
             for (Param p : params) {
                 if (p.key().equals(key)) {
                     throw new SweepSpecException(key + " is swept twice");
                 }
             }
+            return k;
         }
 
         /**
