@@ -112,6 +112,7 @@ final class SweepCommand implements Callable<Integer> {
             throw new UserError(e.getMessage());
         }
         PrintWriter o = spec.commandLine().getOut();
+        String where = engine.describe();
         Sweep.Outcome r;
         try (engine; Bar bar = new Bar()) {
             r = Sweep.run(sweep, out, engine, bar, finishers());
@@ -126,7 +127,7 @@ final class SweepCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the sweep into " + out, e);
         }
-        summary(o, sweep, r, engine);
+        summary(o, sweep, r, where);
         return 0;
     }
 
@@ -192,7 +193,7 @@ final class SweepCommand implements Callable<Integer> {
         }
     }
 
-    private void summary(PrintWriter o, SweepSpec s, Sweep.Outcome r, PointExecutor engine) {
+    private void summary(PrintWriter o, SweepSpec s, Sweep.Outcome r, String where) {
         StringBuilder shape = new StringBuilder();
         for (SweepSpec.Param p : s.params()) {
             shape.append(shape.length() == 0 ? "" : " x ").append(p.key()).append(" (").append(p.values().size())
@@ -204,7 +205,7 @@ final class SweepCommand implements Callable<Integer> {
         o.printf(Locale.ROOT, "sweep %s on %s: %d points%s%n", s.workload().label(), s.profile(), s.size(),
                 shape.length() == 0 ? "" : " = " + shape);
         o.printf(Locale.ROOT, "  ran             %d points (%d already done) on %s in %.1f s%s%n", r.ran(), r.resumed(),
-                engine.describe(), r.wallSeconds(),
+                where, r.wallSeconds(),
                 r.ran() > 0 ? String.format(Locale.ROOT, " (%.2f points/s)", r.ran() / r.wallSeconds()) : "");
         best(o, r.results());
         o.printf(Locale.ROOT, "  results         %s%n", r.csv());

@@ -89,9 +89,7 @@ public final class SweepFile {
         }
         Node set = root.entries.get("set");
         if (set != null) {
-            for (Map.Entry<String, Node> e : map(source, set, "set").entries.entrySet()) {
-                b.set(e.getKey() + "=" + scalar(source, e.getValue(), "set." + e.getKey()).text);
-            }
+            set(source, b, map(source, set, "set"), "");
         }
         Node seed = root.entries.get("seed");
         if (seed != null) {
@@ -122,6 +120,19 @@ public final class SweepFile {
         }
         // What is checked across keys and points (conflicts, profile rules, perf flags) names the key or point.
         return at(source, 0, b::build);
+    }
+
+    /** The fixed overrides: dotted keys or nested maps ({@code pcie: {mps: 512}}), as in profile files. */
+    private static void set(String source, SweepSpec.Builder b, MapNode m, String prefix) {
+        for (Map.Entry<String, Node> e : m.entries.entrySet()) {
+            String key = prefix + e.getKey();
+            if (e.getValue() instanceof MapNode inner) {
+                set(source, b, inner, key + ".");
+            } else {
+                String value = scalar(source, e.getValue(), "set." + key).text;
+                at(source, m.keyLines.get(e.getKey()), () -> b.set(key + "=" + value));
+            }
+        }
     }
 
     private static List<String> flags(String source, Node flags) {

@@ -1,6 +1,8 @@
 package dev.rdmasim.sweep;
 
+import dev.rdmasim.adapter.config.Parameters;
 import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.config.ProfileException;
 import dev.rdmasim.adapter.config.Profiles;
 import dev.rdmasim.traces.format.TraceChecker;
 import dev.rdmasim.traces.format.TraceError;
@@ -386,8 +388,25 @@ public record SweepSpec(List<Param> params, Workload workload, String profile, S
             return this;
         }
 
-        /** A fixed {@code key=value} profile override every point shares (after the base profile, before swept keys). */
+        /**
+         * A fixed {@code key=value} profile override every point shares (after the base profile, before swept keys).
+         * The key and the value on its own are checked here; the rules across parameters when the sweep is built.
+         */
         public Builder set(String assignment) {
+            int eq = assignment.indexOf('=');
+            if (eq <= 0) {
+                throw new SweepSpecException("'" + assignment + "' is not key=value (e.g. pcie.mps=512)");
+            }
+            String key = assignment.substring(0, eq).strip();
+            try {
+                if (Parameters.byKey(key) == null) {
+                    throw new SweepSpecException("unknown parameter '" + key + "'; closest: "
+                            + String.join(", ", Parameters.closest(key)));
+                }
+                Parameters.byKey(key).parse(assignment.substring(eq + 1).strip());
+            } catch (ProfileException e) {
+                throw new SweepSpecException(e.getMessage(), e);
+            }
             overrides.add(assignment);
             return this;
         }

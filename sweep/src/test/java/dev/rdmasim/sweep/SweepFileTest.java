@@ -31,7 +31,7 @@ class SweepFileTest {
                 profile: cx5-like
                 set:
                   host.pollTime: 10ns
-                  pcie.mps: 512B
+                  pcie: {mps: 512B}
                 seed: 7
                 repeat: 2
                 params:
@@ -122,8 +122,10 @@ class SweepFileTest {
         fails("workload: {perf: write_bw}\nrepeat: 0\n", "s.yaml line 2: repeat must be between 1 and 1000000, got 0");
         fails("workload: {perf: write_bw}\nseed: one\n", "s.yaml line 2: seed must be a whole number, got 'one'");
         fails("workload: {perf: write_bw}\nseed: 1\nseed: 2\n", "s.yaml line 3: seed is given twice");
-        fails("workload: {perf: write_bw}\nset:\n  pcie.mps: 100\n", "s.yaml: pcie.mps = 100: must be 128B..4KiB, "
-                + "power of two");
+        fails("workload: {perf: write_bw}\nset:\n  pcie.mps: 100\n", "s.yaml line 3: pcie.mps = 100: must be "
+                + "128B..4KiB, power of two");
+        fails("workload: {perf: write_bw}\nset:\n  pcie:\n    mpss: 128\n", "s.yaml line 4: unknown parameter "
+                + "'pcie.mpss'; closest: pcie.mps, pcie.mrrs, pcie.gen");
         fails("workload: {perf: write_bw}\nprofile:\n", "s.yaml line 2: no value");
         fails("- a\n- b\n", "s.yaml line 1: expected a map of key: value (workload:, params:, ...)");
         fails("", "s.yaml: empty sweep file");

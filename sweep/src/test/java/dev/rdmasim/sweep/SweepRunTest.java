@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SweepRunTest {
     /** Eight small points; dropped frames make every run depend on its seed's random streams. */
-    private static final SweepSpec SPEC = SweepSpec.perf("write_bw", List.of("-s", "64", "-n", "100"))
-            .set("link.dropProbability=0.002").param("qp.initiatorQueueDepth=4,32").param("qp.inlineDataSize=0,64")
+    private static final SweepSpec SPEC = SweepSpec.perf("write_bw", List.of("-s", "64", "-n", "40"))
+            .set("link.dropProbability=0.01").param("qp.initiatorQueueDepth=4,32").param("qp.inlineDataSize=0,64")
             .repeat(2).seed(11).build();
     private static final Sweep.Progress QUIET = (done, total, rate, left) -> { };
 
@@ -138,7 +138,7 @@ class SweepRunTest {
 
     @Test
     void aDirectoryOfAnotherSweepIsRefused() throws IOException {
-        SweepSpec other = SweepSpec.perf("write_bw", List.of("-s", "64", "-n", "100")).set("link.dropProbability=0.002")
+        SweepSpec other = SweepSpec.perf("write_bw", List.of("-s", "64", "-n", "40")).set("link.dropProbability=0.01")
                 .param("qp.initiatorQueueDepth=4,16").param("qp.inlineDataSize=0,64").repeat(2).seed(11).build();
         try (PointExecutor e = new LocalExecutor(1)) {
             assertThatThrownBy(() -> Sweep.run(other, reference, e, QUIET, List.of()))

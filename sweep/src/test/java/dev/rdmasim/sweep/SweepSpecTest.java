@@ -84,6 +84,9 @@ class SweepSpecTest {
                 + "one of send_bw, write_bw, read_bw, send_lat, write_lat, read_lat");
         fails(() -> SweepSpec.perf("write_bw", List.of("-x", "1")).build(), "unknown perf flag '-x'; did you mean "
                 + "'-s'? (valid: -s, -a, -n, -t, -r, -I, -q, -l, -Q, -m)");
+        fails(() -> perf().set("pcie.mpss=512"), "unknown parameter 'pcie.mpss'; closest: pcie.mps, pcie.mrrs, pcie.gen");
+        fails(() -> perf().set("pcie.mps"), "'pcie.mps' is not key=value (e.g. pcie.mps=512)");
+        fails(() -> perf().set("pcie.mps=100"), "pcie.mps = 100: must be 128B..4KiB, power of two");
         fails(() -> perf().profile("cx7-like", null), "unknown profile 'cx7-like'; valid: default, cx3-like, "
                 + "connectib-like, cx5-like, cx6-like (or a path to a .yaml file)");
     }

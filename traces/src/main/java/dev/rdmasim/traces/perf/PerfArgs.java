@@ -2,7 +2,6 @@ package dev.rdmasim.traces.perf;
 
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.traces.format.Suggest;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -162,17 +161,5 @@ public final class PerfArgs {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(flag + " takes a whole number, got '" + v + "'");
         }
-    }
-
-    /** The words that give {@code values} back to {@link #values}: {@code -s 64 -a ...}. */
-    public static List<String> words(Map<String, String> values) {
-        List<String> out = new ArrayList<>();
-        values.forEach((name, v) -> {
-            out.add(name);
-            if (lookup(name).takesValue()) {
-                out.add(v);
-            }
-        });
-        return out;
     }
 }
