@@ -30,22 +30,25 @@ import picocli.CommandLine.Parameters;
 /** {@code rdmasim sweep}: a design-space sweep of a perf test or a trace over parameter values (docs/sweep.md). */
 @Command(name = "sweep",
         mixinStandardHelpOptions = true,
-        description = {"Runs a perf test or a trace at every combination of parameter values (the first --param",
-            "outermost) and writes results.csv and results.json into --out. Resumable: run the same command",
-            "again after an interruption and only the missing points run. Perf flags every point shares go",
-            "after '--' (--perf write_bw -- -n 20000 -s 64) or in one string (--perf \"write_bw -n 20000\")."},
+        description = {"Runs a perf test or a trace at every combination of parameter values",
+            "(the first --param outermost) and writes results.csv and results.json into",
+            "--out. Run the same command again after an interruption: only the missing",
+            "points run. Perf flags every point shares go after '--'",
+            "(--perf write_bw -- -n 20000) or in one string (--perf \"write_bw -n 20000\")."},
         footer = {"", "Examples:",
-            "  rdmasim sweep --param qp.initiatorQueueDepth=1..256*2 --param qp.inlineDataSize=0,64 \\",
-            "      --perf write_bw --out depth-inline -- -s 64 -n 20000",
-            "  rdmasim sweep --file traces/examples/sweeps/write-depth-inline.yaml --out depth-inline"})
+            "  rdmasim sweep --param qp.initiatorQueueDepth=1..256*2 \\",
+            "      --param qp.inlineDataSize=0,64 --perf write_bw --out depth-inline \\",
+            "      -- -s 64 -n 20000",
+            "  rdmasim sweep --file traces/examples/sweeps/write-depth-inline.yaml \\",
+            "      --out depth-inline"})
 final class SweepCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--param", paramLabel = "KEY=VALUES",
-            description = {"A swept key and its values (repeatable): a profile parameter (pcie.mps=128,256), a QP",
-                "parameter (qp.initiatorQueueDepth=1..1024*2, qp.inlineDataSize=0..256+64) or a perf flag",
-                "(-s=64,4096). Values: a comma-separated list of values and ranges FROM..TO*FACTOR or FROM..TO+STEP."})
+            description = "A swept key and its values (repeatable): a profile parameter (pcie.mps=128,256), a QP"
+                    + " parameter (qp.inlineDataSize=0..256+64) or a perf flag (-s=64,4096). Values: a comma-separated"
+                    + " list of values and ranges FROM..TO*FACTOR or FROM..TO+STEP (1..1024*2).")
     List<String> params = new ArrayList<>();
 
     @Option(names = "--perf", paramLabel = "TEST",
