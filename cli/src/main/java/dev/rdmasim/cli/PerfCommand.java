@@ -7,6 +7,7 @@ import dev.rdmasim.adapter.config.Profiles;
 import dev.rdmasim.traces.perf.BwResult;
 import dev.rdmasim.traces.perf.LatResult;
 import dev.rdmasim.traces.perf.Perf;
+import dev.rdmasim.traces.perf.PerfArgs;
 import dev.rdmasim.traces.perf.PerfFailure;
 import dev.rdmasim.traces.perf.PerfOptions;
 import dev.rdmasim.traces.perf.PerfResult;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Parameters;
 /** {@code rdmasim perf TEST}: perftest's workloads on two modeled hosts, with perftest's flags and table. */
 @Command(name = "perf",
         mixinStandardHelpOptions = true,
+        modelTransformer = PerfCommand.Flags.class,
         description = {"Runs a perftest workload (bw or lat, send/write/read) on two modeled hosts.",
             "Host A (client) connects -q QPs to host B (server) through the NDK calls,",
             "then streams (bw) or ping-pongs (lat) for each size. Prints perftest's",
@@ -46,45 +48,6 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = "--window", paramLabel = "N",
             description = "pcie_read/pcie_write only: DMA requests kept outstanding (default: every read tag).")
     Integer window;
-
-    @Option(names = {"-s", "--size"}, paramLabel = "BYTES",
-            description = "Message size (default: 65536 for bw, 2 for lat; at most 8388608).")
-    Integer size;
-
-    @Option(names = {"-a", "--all"}, description = "Run sizes 2 B to 8 MiB, doubling.")
-    boolean all;
-
-    @Option(names = {"-n", "--iters"}, paramLabel = "N",
-            description = "Iterations per size (and per QP for bw) (default: 5000 for bw, 1000 for lat).")
-    Integer iterations;
-
-    @Option(names = {"-t", "--tx-depth"}, paramLabel = "N",
-            description = "Requests outstanding per QP (default: the profile's qp.initiatorQueueDepth).")
-    Integer txDepth;
-
-    @Option(names = {"-r", "--rx-depth"}, paramLabel = "N",
-            description = "Receives kept posted per QP in send tests (default: the profile's qp.receiveQueueDepth).")
-    Integer rxDepth;
-
-    @Option(names = {"-I", "--inline_size"}, paramLabel = "BYTES",
-            description = "Requests up to this size go INLINE (default: the profile's qp.inlineDataSize; 0 for read).")
-    Integer inline;
-
-    @Option(names = {"-q", "--qp"}, paramLabel = "N", description = "QPs, bw tests (default: 1).")
-    Integer qps;
-
-    @Option(names = {"-l", "--post_list"}, paramLabel = "N",
-            description = "Requests per doorbell: all but the last of each list posted with DEFER, bw tests (default: 1).")
-    Integer postList;
-
-    @Option(names = {"-Q", "--cq-mod"}, paramLabel = "N",
-            description = "Signal every N-th request, the others SILENT_SUCCESS (default: the post list if -l > 1,"
-                    + " else min(100, ceil(depth / 2))).")
-    Integer cqMod;
-
-    @Option(names = {"-m", "--mtu"}, paramLabel = "BYTES",
-            description = "Link MTU: 256, 512, 1024, 2048 or 4096 (default: the profile's link.mtu).")
-    Integer mtu;
 
     @Option(names = "--profile", paramLabel = "NAME|FILE",
             description = "Adapter profile: a shipped name (default, cx3-like, connectib-like, cx5-like, cx6-like) or a YAML file (default: ${DEFAULT-VALUE}).")
@@ -147,44 +110,43 @@ final class PerfCommand implements Callable<Integer> {
     PerfOptions options() {
         try {
             PerfTest t = PerfTest.fromLabel(test);
-            if (all && size != null) {
-                throw new UserError("-a runs every size: give -a or -s, not both");
-            }
             Profile p = Profiles.resolve(profile).withOverrides(overrides);
-            PerfOptions.Builder b = PerfOptions.builder(t, p).seed(seed);
-            if (all) {
-                b.allSizes();
-            }
-            if (size != null) {
-                b.size(size);
-            }
-            if (iterations != null) {
-                b.iterations(iterations);
-            }
-            if (txDepth != null) {
-                b.txDepth(txDepth);
-            }
-            if (rxDepth != null) {
-                b.rxDepth(rxDepth);
-            }
-            if (inline != null) {
-                b.inlineSize(inline);
-            }
-            if (qps != null) {
-                b.qps(qps);
-            }
-            if (postList != null) {
-                b.postList(postList);
-            }
-            if (cqMod != null) {
-                b.cqMod(cqMod);
-            }
-            if (mtu != null) {
-                b.mtu(mtu);
-            }
-            return b.build();
+            return PerfArgs.options(t, p, seed, flagValues());
         } catch (IllegalArgumentException e) {
             throw new UserError(e.getMessage());
+        }
+    }
+
+    /** The perftest flags given, by short name ({@code -a} as "true"), in {@link PerfArgs#flags()} order. */
+    private Map<String, String> flagValues() {
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        Map<String, String> values = new LinkedHashMap<>();
+        for (PerfArgs.Flag f : PerfArgs.flags()) {
+            if (parsed.hasMatchedOption(f.name())) {
+                values.put(f.name(), f.takesValue() ? parsed.matchedOptionValue(f.name(), "") : "true");
+            }
+        }
+        return values;
+    }
+
+    /**
+     * Declares perftest's flags from {@link PerfArgs#flags()}, the table the flags are parsed by, so the command
+     * and sweeps take the same flags with the same meaning. Values stay text: {@link PerfArgs} checks them.
+     */
+    static final class Flags implements CommandLine.IModelTransformer {
+        @Override
+        public CommandLine.Model.CommandSpec transform(CommandLine.Model.CommandSpec command) {
+            for (PerfArgs.Flag f : PerfArgs.flags()) {
+                CommandLine.Model.OptionSpec.Builder b = CommandLine.Model.OptionSpec.builder(f.name(), f.longName())
+                        .description(f.description());
+                if (f.takesValue()) {
+                    b.paramLabel(f.label()).type(String.class).arity("1");
+                } else {
+                    b.type(boolean.class).arity("0");
+                }
+                command.addOption(b.build());
+            }
+            return command;
         }
     }
 
@@ -257,15 +219,12 @@ final class PerfCommand implements Callable<Integer> {
             }
         }
         List<String> args = new ArrayList<>(List.of(test));
-        if (size != null) {
-            args.addAll(List.of("-s", size.toString()));
-        }
-        if (all) {
-            args.add("-a");
-        }
-        if (iterations != null) {
-            args.addAll(List.of("-n", iterations.toString()));
-        }
+        flagValues().forEach((flag, value) -> {
+            args.add(flag);
+            if (PerfArgs.lookup(flag).takesValue()) {
+                args.add(value);
+            }
+        });
         if (window != null) {
             args.addAll(List.of("--window", window.toString()));
         }

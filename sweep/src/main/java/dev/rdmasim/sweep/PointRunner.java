@@ -1,8 +1,43 @@
 package dev.rdmasim.sweep;
 
+import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.stats.Formula;
+import dev.rdmasim.kernel.stats.Stat;
+import dev.rdmasim.kernel.stats.StatsGroup;
+import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.sweep.PointResult.Metric;
+import dev.rdmasim.traces.perf.BwResult;
+import dev.rdmasim.traces.perf.LatResult;
+import dev.rdmasim.traces.perf.Perf;
+import dev.rdmasim.traces.perf.PerfOptions;
+import dev.rdmasim.traces.perf.PerfResult;
+import dev.rdmasim.traces.replay.Replay;
+import dev.rdmasim.traces.replay.ReplayOptions;
+import dev.rdmasim.traces.replay.ReplayResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
 /**
  * Runs one point on a fresh simulation in the calling thread: the function every executor applies.
  * Simulations share no mutable state, so points run safely on parallel threads.
+ *
+ * <p>Metrics of a perf point, per message size (suffixed {@code _<bytes>B} when the point runs several sizes):
+ * bandwidth tests {@code bw_avg_gbps}, {@code bw_peak_gbps}, {@code msg_rate_mpps}, {@code sim_time_ps}; latency
+ * tests {@code t_min_us}, {@code t_max_us}, {@code t_typical_us}, {@code t_avg_us}, {@code t_stdev_us},
+ * {@code t_p99_us}, {@code t_p999_us}, {@code sim_time_ps}. Of a trace point: {@code sim_time_ps}, {@code calls},
+ * {@code completions}, {@code completions_<status>} per NTSTATUS seen ({@code completions_success}, ...),
+ * {@code bytes_moved}, {@code throughput_gbps}, {@code latency_p50_ns}, {@code latency_p99_ns} (when a request
+ * completed). Busy fractions: every statistic named {@code busy} (a time average) or {@code busyFraction} (a
+ * formula) at the end of the run, named by its block's path ({@code nicA.tx}, {@code hostA.cpu}, ...).
  */
 public final class PointRunner {
     private PointRunner() {
@@ -10,6 +45,126 @@ public final class PointRunner {
 
     /** Runs {@code point}; throws {@link SweepFailure} naming the point when its workload fails. */
     public static PointResult run(Point point) {
-        throw new UnsupportedOperationException("not yet built");
+        long start = System.nanoTime();
+        List<Metric> metrics = new ArrayList<>();
+        List<Metric> busy = new ArrayList<>();
+        try {
+            PointSetup setup = PointSetup.of(point);
+            if (point.workload().isPerf()) {
+                runPerf(point, setup, metrics, busy);
+            } else {
+                runTrace(point, setup, metrics, busy);
+            }
+        } catch (RuntimeException e) {
+            throw new SweepFailure("point " + point.index() + " (" + describe(point) + ") failed: " + message(e), e);
+        }
+        return new PointResult(point, metrics, busy, (System.nanoTime() - start) / 1e9);
+    }
+
+    private static String describe(Point p) {
+        String d = p.describe();
+        return d.isEmpty() ? "seed " + p.seed() : d;
+    }
+
+    private static String message(RuntimeException e) {
+        // The workload's own failures explain themselves; anything else is a bug, so its type is worth showing.
+        boolean known = e instanceof dev.rdmasim.traces.perf.PerfFailure || e instanceof IllegalArgumentException
+                || e instanceof dev.rdmasim.traces.format.TraceError;
+        return known ? e.getMessage() : e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+
+    private static void runPerf(Point point, PointSetup setup, List<Metric> metrics, List<Metric> busy) {
+        PerfOptions options = setup.perfOptions(point);
+        List<PerfResult> results = Perf.run(options, r -> { }, null, sim -> busy.addAll(busy(sim)));
+        boolean suffixed = options.sizes().size() > 1;
+        for (PerfResult r : results) {
+            String s = suffixed ? "_" + r.bytes() + "B" : "";
+            if (r instanceof BwResult b) {
+                metrics.add(new Metric("bw_avg_gbps" + s, "Gb/s", b.bwAvgGbps()));
+                metrics.add(new Metric("bw_peak_gbps" + s, "Gb/s", b.bwPeakGbps()));
+                metrics.add(new Metric("msg_rate_mpps" + s, "Mpps", b.msgRateMpps()));
+            } else {
+                LatResult l = (LatResult) r;
+                metrics.add(new Metric("t_min_us" + s, "us", l.tMinUs()));
+                metrics.add(new Metric("t_max_us" + s, "us", l.tMaxUs()));
+                metrics.add(new Metric("t_typical_us" + s, "us", l.tTypicalUs()));
+                metrics.add(new Metric("t_avg_us" + s, "us", l.tAvgUs()));
+                metrics.add(new Metric("t_stdev_us" + s, "us", l.tStdevUs()));
+                metrics.add(new Metric("t_p99_us" + s, "us", l.tP99Us()));
+                metrics.add(new Metric("t_p999_us" + s, "us", l.tP999Us()));
+            }
+            metrics.add(new Metric("sim_time_ps" + s, "ps", r.simTimePs()));
+        }
+    }
+
+    /** Replays the trace's text from a private temporary directory (outputs included), removed afterwards. */
+    private static void runTrace(Point point, PointSetup setup, List<Metric> metrics, List<Metric> busy) {
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("rdmasim-sweep-point-");
+            Path trace = dir.resolve(Path.of(point.workload().traceName()).getFileName().toString());
+            Files.writeString(trace, point.workload().traceText(), StandardCharsets.UTF_8);
+            String profile = point.profile();
+            if (point.profileText() != null) {
+                Path file = dir.resolve(Path.of(profile).getFileName().toString());
+                Files.writeString(file, point.profileText(), StandardCharsets.UTF_8);
+                profile = file.toString();
+            }
+            ReplayOptions o = new ReplayOptions(dir.resolve("out"), profile, setup.overrides, point.seed(), false,
+                    null, false, false, null, false, setup.qpLine); // lifecycle.csv: nothing reads it here
+            ReplayResult r = Replay.run(trace, o, inspection -> busy.addAll(busy(inspection.topology().host(0).sim())));
+            metrics.add(new Metric("sim_time_ps", "ps", r.simTimePs()));
+            metrics.add(new Metric("calls", "calls", r.calls()));
+            metrics.add(new Metric("completions", "completions", r.completions()));
+            for (Map.Entry<String, Long> e : r.statusCounts().entrySet()) {
+                String status = e.getKey().replaceFirst("^STATUS_", "").toLowerCase(Locale.ROOT);
+                metrics.add(new Metric("completions_" + status, "completions", e.getValue()));
+            }
+            metrics.add(new Metric("bytes_moved", "B", r.bytes()));
+            metrics.add(new Metric("throughput_gbps", "Gb/s", r.gbps()));
+            if (!Double.isNaN(r.latencyP50Ns())) {
+                metrics.add(new Metric("latency_p50_ns", "ns", r.latencyP50Ns()));
+                metrics.add(new Metric("latency_p99_ns", "ns", r.latencyP99Ns()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot replay in a temporary directory: " + e.getMessage(), e);
+        } finally {
+            if (dir != null) {
+                deleteTree(dir);
+            }
+        }
+    }
+
+    /** Every block's busy fraction now, in the simulation's statistics order; undefined ones (no time yet) left out. */
+    static List<Metric> busy(Simulator sim) {
+        List<Metric> out = new ArrayList<>();
+        for (StatsGroup g : sim.stats().groups()) {
+            // A group may fold pending time into its statistics on refresh, as a dump does before writing.
+            g.refresh();
+            for (Stat s : g.stats()) {
+                double v;
+                if (s.name().equals("busy") && s instanceof TimeAverage t) {
+                    v = t.average();
+                } else if (s.name().equals("busyFraction") && s instanceof Formula f) {
+                    v = f.value();
+                } else {
+                    continue;
+                }
+                if (Double.isFinite(v)) {
+                    out.add(new Metric(g.path(), "fraction", v));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // A leftover temporary file does not change any result.
+        }
     }
 }

@@ -1,12 +1,12 @@
 package dev.rdmasim.traces.format;
 
 /** "did you mean" for a misspelt keyword, key or flag: the closest candidate within a small edit distance. */
-final class Suggest {
+public final class Suggest {
     private Suggest() {
     }
 
     /** {@code "; did you mean 'x'?"} for the closest candidate (ignoring case), or "" when none is close. */
-    static String didYouMean(String word, String[] candidates) {
+    public static String didYouMean(String word, String[] candidates) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         String w = word.toLowerCase(java.util.Locale.ROOT);

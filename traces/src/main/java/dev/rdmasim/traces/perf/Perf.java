@@ -1,5 +1,6 @@
 package dev.rdmasim.traces.perf;
 
+import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.traces.record.TraceRecorder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +40,15 @@ public final class Perf {
      * The trace is complete only when the run is: a failed run leaves none.
      */
     public static List<PerfResult> run(PerfOptions options, Consumer<? super PerfResult> onResult, Path record) {
+        return run(options, onResult, record, sim -> { });
+    }
+
+    /**
+     * As {@link #run(PerfOptions, Consumer, Path)}, handing the simulation to {@code atEnd} once every size is done
+     * (its statistics, such as the blocks' busy fractions, then cover the whole run).
+     */
+    public static List<PerfResult> run(PerfOptions options, Consumer<? super PerfResult> onResult, Path record,
+            Consumer<? super Simulator> atEnd) {
         TraceRecorder recorder = null;
         if (record != null) {
             try {
@@ -58,6 +68,7 @@ public final class Perf {
                 onResult.accept(r);
             }
             run.finish();
+            atEnd.accept(run.sim());
             if (recorder != null) {
                 recorder.close();
             }

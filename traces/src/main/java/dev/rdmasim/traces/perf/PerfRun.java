@@ -91,6 +91,10 @@ final class PerfRun {
         return test.isBandwidth() ? bandwidth(size, wallStart) : latency(size, wallStart);
     }
 
+    Simulator sim() {
+        return sim;
+    }
+
     void finish() {
         serverThread.stop();
         clientThread.stop();

@@ -623,8 +623,10 @@ public final class Replay {
             recorder.nameNext(name);
         }
         block();
-        int s = pd.createQp(rcq.cq, icq.cq, l.text("context", name), l.integer("rq"), l.integer("iq"), l.integer("rsge"),
-                l.integer("isge"), l.size("inline"), (ctx, st, obj) -> {
+        Map<String, Long> o = options.qp();
+        int s = pd.createQp(rcq.cq, icq.cq, l.text("context", name), o.getOrDefault("rq", l.integer("rq")),
+                o.getOrDefault("iq", l.integer("iq")), o.getOrDefault("rsge", l.integer("rsge")),
+                o.getOrDefault("isge", l.integer("isge")), o.getOrDefault("inline", l.size("inline")), (ctx, st, obj) -> {
                     created(l, "QP " + name, st);
                     entry.qp = (NdkQp) obj;
                     entry.icq = icq.name;
