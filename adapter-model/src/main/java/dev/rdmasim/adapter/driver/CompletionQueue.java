@@ -71,16 +71,17 @@ public final class CompletionQueue {
      */
     public Completion poll() {
         while (true) {
-            cpu.charge(pollPs);
             boolean old = consumerIndex < switchAt;
             int log = old ? oldLogSize : logSize;
             long addr = (old ? oldRing : ring) + Cqe.entryOffset(consumerIndex, log);
             // Check the ownership byte first, as a CPU reads op_own before the rest of the entry.
             int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;
             if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(consumerIndex, log)) {
+                cpu.chargeEmptyPoll(pollPs);
                 driver.emptyPolls.inc();
                 return null;
             }
+            cpu.charge(pollPs);
             memory.read(addr, entry, 0, Cqe.SIZE);
             view.parse(entry, 0);
             consumerIndex++;
@@ -151,12 +152,13 @@ public final class CompletionQueue {
         if (index < consumerIndex) {
             throw new IllegalArgumentException("peek at " + index + ", before the consumer index " + consumerIndex);
         }
-        cpu.charge(pollPs);
         long addr = ring + Cqe.entryOffset(index, logSize);
         int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;
         if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(index, logSize)) {
+            cpu.chargeEmptyPoll(pollPs);
             return -1;
         }
+        cpu.charge(pollPs);
         return opOwn >>> 4;
     }
 

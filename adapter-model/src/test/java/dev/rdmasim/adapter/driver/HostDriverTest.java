@@ -394,6 +394,32 @@ class HostDriverTest {
         assertThat(drain(a.cq())).hasSize(4);
     }
 
+    /** A poll that finds nothing takes the CPU's time but is waiting, not work: it is kept out of busyTime. */
+    @Test
+    void emptyPollsTakeTimeButAreNotBusy() {
+        long poll = 20_000;
+        Simulator sim = new Simulator(1);
+        HostPair p = HostPair.create(sim, Profile.defaults().with(Parameters.HOST_POLL_TIME, poll));
+        HostPair.Side a = p.a();
+        long busy0 = counter(sim, "hostA.cpu.busyTime");
+        long t0 = a.driver().cpu().freeAt();
+        for (int i = 0; i < 3; i++) {
+            assertThat(a.cq().poll()).isNull();
+        }
+        assertThat(a.driver().cpu().freeAt()).isEqualTo(t0 + 3 * poll);
+        assertThat(counter(sim, "hostA.cpu.emptyPollTime")).isEqualTo(3 * poll);
+        assertThat(counter(sim, "hostA.cpu.busyTime")).isEqualTo(busy0);
+
+        SgeList sge = new SgeList(1).set(a.mr(), 0, 64);
+        assertThat(a.sq().post(7, WqeOpcode.RDMA_WRITE, SendQueue.SIGNALED, 0, p.b().mr().address(),
+                p.b().mr().rkey(), sge)).isTrue();
+        sim.runUntil(RUN);
+        long busy1 = counter(sim, "hostA.cpu.busyTime");
+        assertThat(a.cq().poll()).isNotNull();
+        assertThat(counter(sim, "hostA.cpu.busyTime")).isEqualTo(busy1 + poll);
+        assertThat(counter(sim, "hostA.cpu.emptyPollTime")).isEqualTo(3 * poll);
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {1, 2})
     void fullMmioQueueStallsTheCpuAndLosesNothing(long seed) {

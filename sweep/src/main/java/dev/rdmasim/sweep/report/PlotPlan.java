@@ -13,7 +13,7 @@ import java.util.Map;
  * Which figures a sweep gets, decided from what was swept; {@link Plots} draws them and {@link Report} embeds
  * them, so both agree on file names without one calling the other.
  *
- * <p>Rules (documented for users in docs/sweep-report.md):
+ * <p>Rules (documented for users in docs/sweep.md ("Plots and report")):
  * <ul>
  * <li>Only dimensions (swept keys with more than one value, and the message sizes of points that ran several)
  *     are plotted; with none, there is no figure.</li>

@@ -36,7 +36,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Draws a sweep's figures as PNG and SVG with XChart. Which figures are drawn is decided from what was swept (see
- * {@link PlotPlan} and docs/sweep-report.md). The same results give the same bytes: XChart draws with no clock or
+ * {@link PlotPlan} and docs/sweep.md ("Plots and report")). The same results give the same bytes: XChart draws with no clock or
  * randomness, and the SVG's clip path ids (identity hash codes in VectorGraphics2D) are renumbered in order.
  */
 public final class Plots {
