@@ -170,7 +170,7 @@ public final class HazelcastExecutor implements PointExecutor {
         return lastMaxInFlight;
     }
 
-    /** How many points the last {@link #execute} sent again because their member was lost. */
+    /** How many times the last {@link #execute} sent a point again because its member was lost. */
     int lastResubmitted() {
         return lastResubmitted;
     }
@@ -359,11 +359,12 @@ public final class HazelcastExecutor implements PointExecutor {
                 if (target == null) {
                     return;
                 }
-                send(again.isEmpty() ? next++ : again.pollFirst(), target);
+                boolean resend = !again.isEmpty();
+                send(resend ? again.pollFirst() : next++, target, resend);
             }
         }
 
-        private void send(int position, Slot slot) {
+        private void send(int position, Slot slot, boolean resend) {
             Point point = points.get(position);
             Future<PointTask.Outcome> future;
             try {
@@ -374,8 +375,12 @@ public final class HazelcastExecutor implements PointExecutor {
                     requeue(position);
                     return;
                 }
+                if (!hz.getLifecycleService().isRunning()) {
+                    throw connectionClosed(e);
+                }
                 throw new SweepFailure("cannot send " + label(point) + " to member " + slot.address + ": " + e, e);
             }
+            resubmitted += resend ? 1 : 0;
             Attempt attempt = new Attempt(position, slot);
             attempt.future = future;
             slot.running.add(attempt);
@@ -391,42 +396,51 @@ public final class HazelcastExecutor implements PointExecutor {
             }
             Done d = (Done) event;
             Attempt a = d.attempt();
-            boolean live = a.slot.running.remove(a);
+            PointTask.Outcome o = d.outcome();
+            boolean live = a.slot.running.contains(a);
+            if (d.error() != null ? memberLost(d.error()) : o != null && o.interrupted()) {
+                if (live) { // else its member was written off already, and the point requeued
+                    lose(a.slot, d.error() == null ? "interrupted its tasks (shutting down)" : "was lost (" + d.error() + ")");
+                }
+                return;
+            }
             if (live) {
+                a.slot.running.remove(a);
                 inFlight--;
             }
             if (done[a.position]) {
                 return; // a late answer for a point already reported
             }
-            PointTask.Outcome o = d.outcome();
             Point point = points.get(a.position);
-            if (d.error() == null && o.result() != null) {
+            if (d.error() != null) {
+                throw hz.getLifecycleService().isRunning()
+                        ? new SweepFailure(label(point) + " could not run on member " + a.slot.address + ": " + d.error(),
+                                d.error())
+                        : connectionClosed(d.error());
+            } else if (o != null && o.result() != null) {
                 done[a.position] = true;
                 doneCount++;
                 sink.accept(o.result());
-            } else if (d.error() == null && o.failure() != null) {
+            } else if (o != null && o.failure() != null) {
                 throw new SweepFailure(label(point) + " failed on member " + a.slot.address + ": "
                         + o.failure().getMessage(), o.failure());
-            } else if (d.error() == null && !o.interrupted()) {
-                throw new SweepFailure(label(point) + " gave no result on member " + a.slot.address);
-            } else if (d.error() == null || memberLost(d.error())) {
-                if (live) {
-                    lose(a.slot, d.error() == null ? "interrupted its tasks (shutting down)" : "was lost (" + d.error() + ")");
-                    requeue(a.position);
-                }
-            } else if (!hz.getLifecycleService().isRunning()) {
-                throw new SweepFailure("the connection to cluster '" + clusterName + "' was closed with "
-                        + (points.size() - doneCount) + " of " + points.size() + " points not done", d.error());
             } else {
-                throw new SweepFailure(label(point) + " could not run on member " + a.slot.address + ": "
-                        + d.error(), d.error());
+                throw new SweepFailure(label(point) + " gave no result on member " + a.slot.address);
             }
+        }
+
+        private SweepFailure connectionClosed(Throwable cause) {
+            return new SweepFailure("the connection to cluster '" + clusterName + "' was closed with "
+                    + (points.size() - doneCount) + " of " + points.size() + " points not done", cause);
         }
 
         /** Stops using {@code s} and sends its running points elsewhere. */
         private void lose(Slot s, String why) {
             s.lostBecause = why;
-            LOG.warning("member " + s.address + " " + why + "; the points it was running go to the remaining members");
+            int running = s.running.size();
+            LOG.warning("member " + s.address + " " + why + (running == 0 ? ""
+                    : "; its " + running + (running == 1 ? " running point goes" : " running points go")
+                    + " to the remaining members"));
             for (Attempt a : s.running) {
                 inFlight--;
                 requeue(a.position);
@@ -437,7 +451,6 @@ public final class HazelcastExecutor implements PointExecutor {
         private void requeue(int position) {
             if (!done[position]) {
                 again.addLast(position);
-                resubmitted++;
             }
         }
 

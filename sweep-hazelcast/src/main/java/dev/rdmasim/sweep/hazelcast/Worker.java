@@ -2,6 +2,8 @@ package dev.rdmasim.sweep.hazelcast;
 
 import com.hazelcast.cluster.Address;
 import com.hazelcast.cluster.Member;
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -9,6 +11,7 @@ import com.hazelcast.core.LifecycleEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 
 /**
  * A member that runs sweep points for whoever submits them: what {@code rdmasim worker} starts. It needs nothing
@@ -57,6 +60,26 @@ public final class Worker implements AutoCloseable {
             out.add(hostPort(m.getAddress()));
         }
         return out;
+    }
+
+    /** Tells {@code log} each time a member joins or leaves the cluster (on a Hazelcast thread). */
+    public void watchMembers(Consumer<String> log) {
+        instance.getCluster().addMembershipListener(new MembershipListener() {
+            @Override
+            public void memberAdded(MembershipEvent e) {
+                log.accept("member " + hostPort(e.getMember().getAddress()) + " joined (" + count(e) + ")");
+            }
+
+            @Override
+            public void memberRemoved(MembershipEvent e) {
+                log.accept("member " + hostPort(e.getMember().getAddress()) + " left (" + count(e) + ")");
+            }
+        });
+    }
+
+    private static String count(MembershipEvent e) {
+        int n = e.getMembers().size();
+        return n + (n == 1 ? " member" : " members");
     }
 
     /** Blocks until the worker has shut down (by {@link #close} or another thread). */

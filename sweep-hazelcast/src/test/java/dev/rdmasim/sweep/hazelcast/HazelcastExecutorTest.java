@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.core.HazelcastInstance;
 import dev.rdmasim.sweep.Point;
 import dev.rdmasim.sweep.PointResult;
 import dev.rdmasim.sweep.PointRunner;
@@ -31,24 +33,25 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Two workers on loopback (each advertising 2 jobs but having 6 threads, so only the submitter's bound keeps it at 2)
  * and a client, shared by the tests; the member-loss test adds a third worker and kills it, so it runs last.
+ * The executors under test use the shared client ({@link HazelcastExecutor#on}); closing them leaves it running.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HazelcastExecutorTest {
     private static final String CLUSTER = TestCluster.uniqueName();
     private static Worker a;
     private static Worker b;
-    private static HazelcastExecutor client;
+    private static HazelcastInstance client;
 
     @BeforeAll
     static void startCluster() {
         a = TestCluster.worker(CLUSTER, "a", List.of(), 2, 6);
         b = TestCluster.worker(CLUSTER, "b", List.of(a.address()), 2, 6);
-        client = HazelcastExecutor.connect(TestCluster.client(CLUSTER, List.of(a.address())), new Fake(0));
+        client = HazelcastClient.newHazelcastClient(TestCluster.client(CLUSTER, List.of(a.address())));
     }
 
     @AfterAll
     static void stopCluster() {
-        client.close();
+        client.shutdown();
         b.instance().getLifecycleService().terminate();
         a.instance().getLifecycleService().terminate();
     }
@@ -58,7 +61,7 @@ class HazelcastExecutorTest {
         Log.reset();
     }
 
-    /** Runs {@code points} with {@code function} through a second executor on the shared client's instance. */
+    /** Runs {@code points} with {@code function}, checking that the sink is called on this thread, one at a time. */
     private static List<PointResult> run(List<Point> points, PointFunction function, AtomicInteger overlaps) {
         List<PointResult> results = new ArrayList<>();
         AtomicInteger inSink = new AtomicInteger();
@@ -76,12 +79,7 @@ class HazelcastExecutorTest {
     }
 
     private static HazelcastExecutor executor(PointFunction function) {
-        return HazelcastExecutor.on(clientInstance(), CLUSTER, function);
-    }
-
-    private static com.hazelcast.core.HazelcastInstance clientInstance() {
-        return com.hazelcast.client.HazelcastClient.getHazelcastClientByName(
-                com.hazelcast.client.HazelcastClient.getAllHazelcastClients().iterator().next().getName());
+        return HazelcastExecutor.on(client, CLUSTER, function);
     }
 
     private static List<PointResult> sorted(List<PointResult> results) {
@@ -104,7 +102,7 @@ class HazelcastExecutorTest {
         List<String> starts = Log.starts();
         assertThat(starts).hasSize(40);
         assertThat(starts).anyMatch(s -> s.endsWith("@a")).anyMatch(s -> s.endsWith("@b"));
-        assertThat(client.describe()).isEqualTo("hazelcast, 2 members, 4 jobs, cluster '" + CLUSTER + "'");
+        assertThat(executor(new Fake(0)).describe()).isEqualTo("hazelcast, 2 members, 4 jobs, cluster '" + CLUSTER + "'");
     }
 
     @Test
@@ -131,7 +129,7 @@ class HazelcastExecutorTest {
         List<Point> points = TestCluster.points(30);
         List<PointResult> results = new ArrayList<>();
         try (HazelcastExecutor ex = executor(new Fake(10, 13))) {
-            SweepFailure f = catchThrowableOfType(() -> ex.execute(points, results::add), SweepFailure.class);
+            SweepFailure f = catchThrowableOfType(SweepFailure.class, () -> ex.execute(points, results::add));
             assertThat(f).isNotNull();
             String ranOn = Log.starts().stream().filter(s -> s.startsWith("13@")).findFirst().orElseThrow();
             String address = ranOn.endsWith("@a") ? a.address() : b.address();
@@ -194,22 +192,26 @@ class HazelcastExecutorTest {
 
     @Test
     @Order(6)
-    void aMemberLeavingMidSweepHasItsPointsRunByTheOthers() throws Exception {
-        Worker c = TestCluster.worker(CLUSTER, "c", List.of(a.address()), 2, 2);
-        try (HazelcastExecutor ex = executor(new Fake(150))) {
-            awaitParallelism(ex, 6);
-            List<Point> points = TestCluster.points(36);
-            List<PointResult> results = new ArrayList<>();
-            Thread killer = new Thread(() -> c.instance().getLifecycleService().terminate());
+    void aWorkerJoiningMidSweepGetsPointsAndWhenItDiesTheOthersRunThem() throws Exception {
+        List<Point> points = TestCluster.points(60);
+        List<PointResult> results = new ArrayList<>();
+        List<Worker> joined = new ArrayList<>();
+        Thread killer = new Thread(() -> joined.get(0).instance().getLifecycleService().terminate());
+        // c answers its first two points, then holds the next ones until it is killed.
+        try (HazelcastExecutor ex = executor(new Fake(60, -1, "c", 2))) {
             ex.execute(points, r -> {
                 results.add(r);
-                if (results.size() == 7) {
-                    killer.start(); // c is running its third pair of points by now
+                if (results.size() == 2) {
+                    joined.add(TestCluster.worker(CLUSTER, "c", List.of(a.address()), 2, 2));
+                } else if (killer.getState() == Thread.State.NEW
+                        && Log.starts().stream().filter(s -> s.endsWith("@c")).count() == 4) {
+                    killer.start();
                 }
             });
             killer.join();
 
             assertThat(sorted(results)).isEqualTo(points.stream().map(TestCluster::expected).toList());
+            assertThat(killer.getState()).isEqualTo(Thread.State.TERMINATED);
             // Points started on c and never answered from there ran again on a or b.
             Map<Integer, List<String>> where = new HashMap<>();
             for (String s : Log.starts()) {
@@ -224,9 +226,11 @@ class HazelcastExecutorTest {
                     assertThat(members.subList(1, members.size())).doesNotContain("c");
                 }
             });
-            assertThat(rerun).isNotEmpty();
+            assertThat(where).hasSize(60);
+            assertThat(rerun).hasSize(2);
             assertThat(ex.lastResubmitted()).isEqualTo(rerun.size());
             assertThat(Log.maxRunning("c")).isEqualTo(2);
+            assertThat(ex.lastMaxInFlight()).isEqualTo(6);
             // The cluster settles back to a and b.
             awaitParallelism(ex, 4);
         }

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Loopback workers with fast timings, and a fake point function that records where and how often it ran. */
@@ -82,8 +84,14 @@ final class TestCluster {
         static final ConcurrentHashMap<String, AtomicInteger> MAX_RUNNING = new ConcurrentHashMap<>();
         static final AtomicInteger TOTAL = new AtomicInteger();
         static final AtomicInteger MAX_TOTAL = new AtomicInteger();
+        static final ConcurrentHashMap<String, AtomicInteger> STARTED = new ConcurrentHashMap<>();
+        /** Held points wait for this (or for their thread's interruption). */
+        static volatile CountDownLatch release = new CountDownLatch(1);
 
         static void reset() {
+            release.countDown();
+            release = new CountDownLatch(1);
+            STARTED.clear();
             STARTS.clear();
             RUNNING.clear();
             MAX_RUNNING.clear();
@@ -112,25 +120,35 @@ final class TestCluster {
 
     /**
      * A deterministic stand-in for the simulation: {@link #expected}, after {@code millis} of sleep; the point with
-     * index {@code failing} throws instead.
+     * index {@code failing} throws instead; on member {@code holdOn}, every point after its first {@code holdAfter}
+     * waits until the member dies (its thread is interrupted) or the log is reset (or 20 s), so that a test can kill a member
+     * with points surely running there.
      */
-    record Fake(long millis, int failing) implements PointFunction {
+    record Fake(long millis, int failing, String holdOn, int holdAfter) implements PointFunction {
         private static final long serialVersionUID = 1L;
 
         Fake(long millis) {
-            this(millis, -1);
+            this(millis, -1, null, 0);
+        }
+
+        Fake(long millis, int failing) {
+            this(millis, failing, null, 0);
         }
 
         @Override
         public PointResult apply(Point p) {
             String member = member();
             Log.STARTS.add(p.index() + "@" + member);
+            int before = Log.STARTED.computeIfAbsent(member, k -> new AtomicInteger()).getAndIncrement();
             AtomicInteger running = Log.RUNNING.computeIfAbsent(member, k -> new AtomicInteger());
             int here = running.incrementAndGet();
             Log.MAX_RUNNING.computeIfAbsent(member, k -> new AtomicInteger()).accumulateAndGet(here, Math::max);
             Log.MAX_TOTAL.accumulateAndGet(Log.TOTAL.incrementAndGet(), Math::max);
             try {
-                if (millis > 0) {
+                if (member.equals(holdOn) && before >= holdAfter) {
+                    // Bounded, so that a test that never kills the member fails instead of hanging.
+                    Log.release.await(20, TimeUnit.SECONDS);
+                } else if (millis > 0) {
                     Thread.sleep(millis);
                 }
                 if (p.index() == failing) {
