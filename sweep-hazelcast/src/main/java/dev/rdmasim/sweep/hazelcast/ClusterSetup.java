@@ -81,6 +81,10 @@ public final class ClusterSetup {
         }
         JoinConfig join = closedJoin(config);
         join.getTcpIpConfig().setEnabled(true).setMembers(options.members());
+        // A worker that found none of its members formed a cluster alone; look for them again every 30 s (not
+        // Hazelcast's 5 and 2 minutes) so that workers started in any order soon become one cluster.
+        config.setProperty("hazelcast.merge.first.run.delay.seconds", "30");
+        config.setProperty("hazelcast.merge.next.run.delay.seconds", "30");
         return config;
     }
 

@@ -211,6 +211,15 @@ public final class HazelcastExecutor implements PointExecutor {
         return "point " + p.index() + (d.isEmpty() ? "" : " (" + d + ")");
     }
 
+    /** Names the point and the member; the runner's own failures name the point already. */
+    private static SweepFailure pointFailed(Point point, Slot slot, RemoteFailure failure) {
+        if (failure.className().equals(SweepFailure.class.getName()) && failure.originalMessage() != null) {
+            return new SweepFailure(failure.originalMessage() + " (on member " + slot.address + ")", failure);
+        }
+        return new SweepFailure(label(point) + " failed on member " + slot.address + ": " + failure.getMessage(),
+                failure);
+    }
+
     /** A member that may run points, and the attempts it is running. */
     private static final class Slot {
         final Member member;
@@ -266,7 +275,7 @@ public final class HazelcastExecutor implements PointExecutor {
         private final Map<UUID, Slot> slots = new LinkedHashMap<>();
         /** Members that may not run points, and why. */
         private final Map<UUID, String> refused = new LinkedHashMap<>();
-        /** Holds at most one event per task in flight plus membership changes. */
+        /** One event per task sent (at most the tasks in flight, plus any of a lost member) and per membership change. */
         private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
         private int inFlight;
         int maxInFlight;
@@ -422,8 +431,7 @@ public final class HazelcastExecutor implements PointExecutor {
                 doneCount++;
                 sink.accept(o.result());
             } else if (o != null && o.failure() != null) {
-                throw new SweepFailure(label(point) + " failed on member " + a.slot.address + ": "
-                        + o.failure().getMessage(), o.failure());
+                throw pointFailed(point, a.slot, o.failure());
             } else {
                 throw new SweepFailure(label(point) + " gave no result on member " + a.slot.address);
             }

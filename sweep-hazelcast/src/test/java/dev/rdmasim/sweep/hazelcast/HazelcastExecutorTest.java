@@ -150,6 +150,24 @@ class HazelcastExecutorTest {
     }
 
     @Test
+    @Order(3)
+    void aFailureOfTheRunnerKeepsItsTextAndGainsTheMember() {
+        PointFunction runnerFails = p -> {
+            throw new SweepFailure("point " + p.index() + " (" + p.describe() + ") failed: pcie.mps = 300: must be 128B..4KiB");
+        };
+        try (HazelcastExecutor ex = executor(runnerFails)) {
+            SweepFailure f = catchThrowableOfType(SweepFailure.class, () -> ex.execute(TestCluster.points(1), r -> { }));
+            assertThat(f.getMessage()).matches("\\Qpoint 0 (qp.initiatorQueueDepth=1 -s=64) failed: pcie.mps = 300: must be"
+                    + " 128B..4KiB (on member 127.0.0.1:\\E(" + port(a) + "|" + port(b) + ")\\)");
+            assertThat(((RemoteFailure) f.getCause()).className()).isEqualTo(SweepFailure.class.getName());
+        }
+    }
+
+    private static String port(Worker w) {
+        return w.address().substring(w.address().lastIndexOf(':') + 1);
+    }
+
+    @Test
     @Order(4)
     void aFunctionThatCannotTravelFailsClearly() {
         Object notSerializable = new Object();
