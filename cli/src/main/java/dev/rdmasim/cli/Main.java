@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         versionProvider = Main.Version.class,
         description = "Cycle-level model of an RDMA network adapter driven by an NDK front end.",
         subcommands = {DemoCommand.class, ReplayCommand.class, ExplainCommand.class, PerfCommand.class, SweepCommand.class,
-            ProfilesCommand.class,
+            WorkerCommand.class, ProfilesCommand.class,
             CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
