@@ -175,21 +175,30 @@ public final class Plots {
                 .xAxisTitle(f.xLabel()).yAxisTitle(f.yLabel()).build();
         styleAxes(c.getStyler());
         c.getStyler().setShowValue(true);
+        // XChart 3.8.8 labels cells and the colour legend with a DecimalFormat of this pattern (it ignores the
+        // value formatter); cells carry three significant digits, so labels fit their cells.
+        c.getStyler().setHeatMapValueDecimalPattern("0.###");
         c.getStyler().setHeatMapDecimalValueFormatter(Num::fmt);
         c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         double min = Double.POSITIVE_INFINITY;
         double max = Double.NEGATIVE_INFINITY;
         List<Number[]> cells = new ArrayList<>();
         for (double[] cell : f.cells()) {
-            cells.add(new Number[] {(int) cell[0], (int) cell[1], cell[2]});
-            min = Math.min(min, cell[2]);
-            max = Math.max(max, cell[2]);
+            double v = threeDigits(cell[2]);
+            cells.add(new Number[] {(int) cell[0], (int) cell[1], v});
+            min = Math.min(min, v);
+            max = Math.max(max, v);
         }
         // A flat map still needs a colour range.
         c.getStyler().setMin(min);
         c.getStyler().setMax(max > min ? max : min + 1);
         c.addSeries(f.valueLabel(), f.xs(), f.ys(), cells);
         return c;
+    }
+
+    private static double threeDigits(double v) {
+        return v == 0 || !Double.isFinite(v) ? v
+                : new java.math.BigDecimal(v).round(new java.math.MathContext(3)).doubleValue();
     }
 
     /**

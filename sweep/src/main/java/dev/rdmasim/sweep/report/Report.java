@@ -317,10 +317,14 @@ public final class Report {
 
     // ---------------------------------------------------------------- points
 
+    /** Below this busy fraction of the busiest block, a point is limited by latency, not by a block's rate. */
+    static final double LATENCY_BOUND = 0.5;
+
     private static void points(StringBuilder b, SweepTable t, PlotPlan plan) {
         b.append("## Points\n\n");
         b.append("Every point with its figures and its bottleneck: the block whose busy fraction over the run is"
-                + " the highest.\n\n");
+                + " the highest. When even that block is busy less than half the time, no block limits the rate:"
+                + " the point is *latency-bound* (its requests wait on round trips), and says so.\n\n");
         if (t.suffixSizes() != null) {
             b.append("A point that ran several message sizes has one row per size; its busy fractions cover its"
                     + " whole run, so they repeat on each of its rows.\n\n");
@@ -353,7 +357,8 @@ public final class Report {
             }
             noBusy |= row.bottleneck() == null;
             c.add(row.bottleneck() == null ? NONE : "`" + row.bottleneck() + "`");
-            c.add(row.bottleneck() == null ? NONE : Num.percent(row.busy()));
+            c.add(row.bottleneck() == null ? NONE
+                    : Num.percent(row.busy()) + (row.busy() < LATENCY_BOUND ? ", latency-bound" : ""));
             b.append('|').append(cells(c.toArray(String[]::new)));
         }
         b.append('\n');

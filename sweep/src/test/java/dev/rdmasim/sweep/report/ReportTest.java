@@ -143,6 +143,16 @@ class ReportTest {
     }
 
     @Test
+    void aPointWhoseBusiestBlockIsMostlyIdleIsLatencyBound() {
+        SweepResults r = sweep(WRITE_BW, vals("-t"), List.of(vals("1", "64")), 1,
+                c -> new Run(bw(c.num("-t"), 64, ""), c.num("-t") == 1 ? busy(0.3, 0.2) : busy(0.5, 0.2)));
+        String points = section(Report.text(r), "Points");
+        assertThat(points).contains("| 0 | 1 | 1 | 1.953 | `A.nic.transmitter` | 30.0 %, latency-bound |\n");
+        // At exactly half busy the block counts as the limit.
+        assertThat(points).contains("| 1 | 64 | 64 | 125 | `A.nic.transmitter` | 50.0 % |\n");
+    }
+
+    @Test
     void aMultiSizePointThatReportedNothingKeepsItsRows() {
         SweepResults r = sweep(WRITE_BW, vals("-t"), List.of(vals("1", "2")), 1, c -> c.num("-t") == 2
                 ? new Run(List.of(), List.of())
