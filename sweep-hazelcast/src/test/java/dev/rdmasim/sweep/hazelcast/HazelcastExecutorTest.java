@@ -8,11 +8,17 @@ import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.core.HazelcastInstance;
 import dev.rdmasim.sweep.Point;
 import dev.rdmasim.sweep.PointResult;
-import dev.rdmasim.sweep.PointRunner;
+import dev.rdmasim.sweep.PointExecutor;
+import dev.rdmasim.sweep.PointExecutorProvider;
+import dev.rdmasim.sweep.Sweep;
+import dev.rdmasim.sweep.SweepSpec;
 import dev.rdmasim.sweep.SweepFailure;
 import dev.rdmasim.sweep.Workload;
 import dev.rdmasim.sweep.hazelcast.TestCluster.Fake;
 import dev.rdmasim.sweep.hazelcast.TestCluster.Log;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -22,13 +28,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two workers on loopback (each advertising 2 jobs but having 6 threads, so only the submitter's bound keeps it at 2)
@@ -183,28 +189,23 @@ class HazelcastExecutorTest {
         }
     }
 
-    /** Skips itself until the sweep's PointRunner is built; then checks that a cluster run equals a local one. */
+    /** A sweep on the cluster writes the bytes a local run writes: results.csv, results.json, sweep.json. */
     @Test
     @Order(5)
-    void theRealRunnerGivesOnTheClusterWhatItGivesLocally() {
-        Workload w = Workload.perf("write_bw", List.of("-n", "200", "-s", "64"));
-        List<Point> points = List.of(
-                new Point(0, List.of("qp.initiatorQueueDepth"), List.of("1"), w, "default", null, List.of(), 0, 1),
-                new Point(1, List.of("qp.initiatorQueueDepth"), List.of("16"), w, "default", null, List.of(), 0, 1));
-        List<PointResult> local = new ArrayList<>();
-        try {
-            for (Point p : points) {
-                local.add(PointRunner.run(p));
-            }
-        } catch (UnsupportedOperationException e) {
-            Assumptions.abort("PointRunner is not built yet: " + e.getMessage());
+    void aSweepOnTheClusterWritesWhatALocalRunWrites(@TempDir Path dir) throws IOException {
+        SweepSpec spec = SweepSpec.perf("write_bw", List.of("-n", "200", "-s", "64"))
+                .param("qp.initiatorQueueDepth=1..16*4").param("qp.inlineDataSize=0,64").build();
+        Sweep.Progress quiet = (done, total, rate, left) -> { };
+        try (PointExecutor local = PointExecutorProvider.named("local").create(1, List.of())) {
+            Sweep.run(spec, dir.resolve("local"), local, quiet, List.of());
         }
-        List<PointResult> remote = sorted(run(points, PointFunction.RUNNER, new AtomicInteger()));
-        assertThat(remote).hasSize(2);
-        for (int i = 0; i < 2; i++) {
-            assertThat(remote.get(i).point()).isEqualTo(local.get(i).point());
-            assertThat(remote.get(i).metrics()).isNotEmpty().isEqualTo(local.get(i).metrics());
-            assertThat(remote.get(i).busy()).isEqualTo(local.get(i).busy());
+        try (HazelcastExecutor cluster = executor(PointFunction.RUNNER)) {
+            Sweep.Outcome o = Sweep.run(spec, dir.resolve("cluster"), cluster, quiet, List.of());
+            assertThat(o.ran()).isEqualTo(6);
+        }
+        for (String f : List.of(Sweep.RESULTS_CSV, Sweep.RESULTS_JSON, Sweep.SPEC_FILE)) {
+            assertThat(Files.readAllBytes(dir.resolve("cluster").resolve(f))).as(f)
+                    .isEqualTo(Files.readAllBytes(dir.resolve("local").resolve(f)));
         }
     }
 
