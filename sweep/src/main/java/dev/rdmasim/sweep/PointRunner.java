@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,7 +38,8 @@ import java.util.stream.Stream;
  * {@code completions}, {@code completions_<status>} per NTSTATUS seen ({@code completions_success}, ...),
  * {@code bytes_moved}, {@code throughput_gbps}, {@code latency_p50_ns}, {@code latency_p99_ns} (when a request
  * completed). Busy fractions: every statistic named {@code busy} (a time average) or {@code busyFraction} (a
- * formula) at the end of the run, named by its block's path ({@code nicA.tx}, {@code hostA.cpu}, ...).
+ * formula), over the measured part of the run (from the workload's first post to its end, the setup left out),
+ * named by its block's path ({@code nicA.tx}, {@code hostA.cpu}, ...).
  */
 public final class PointRunner {
     private PointRunner() {
@@ -75,7 +77,8 @@ public final class PointRunner {
 
     private static void runPerf(Point point, PointSetup setup, List<Metric> metrics, List<Metric> busy) {
         PerfOptions options = setup.perfOptions(point);
-        List<PerfResult> results = Perf.run(options, r -> { }, null, sim -> busy.addAll(busy(sim)));
+        BusyWindow window = new BusyWindow();
+        List<PerfResult> results = Perf.run(options, r -> { }, null, window::start, sim -> busy.addAll(window.end(sim)));
         boolean suffixed = options.sizes().size() > 1;
         for (PerfResult r : results) {
             String s = suffixed ? "_" + r.bytes() + "B" : "";
@@ -112,7 +115,23 @@ public final class PointRunner {
             }
             ReplayOptions o = new ReplayOptions(dir.resolve("out"), profile, setup.overrides, point.seed(), false,
                     null, false, false, null, false, setup.qpLine); // lifecycle.csv: nothing reads it here
-            ReplayResult r = Replay.run(trace, o, inspection -> busy.addAll(busy(inspection.topology().host(0).sim())));
+            BusyWindow window = new BusyWindow();
+            ReplayResult r = Replay.run(trace, o,
+                    inspection -> busy.addAll(window.end(inspection.topology().host(0).sim())), null,
+                    new Replay.Progress() {
+                        @Override
+                        public void started(long totalCalls) {
+                        }
+
+                        @Override
+                        public void progress(long callsDone) {
+                        }
+
+                        @Override
+                        public void measuring(Simulator sim) {
+                            window.start(sim);
+                        }
+                    });
             metrics.add(new Metric("sim_time_ps", "ps", r.simTimePs()));
             metrics.add(new Metric("calls", "calls", r.calls()));
             metrics.add(new Metric("completions", "completions", r.completions()));
@@ -136,6 +155,37 @@ public final class PointRunner {
     }
 
     /** Every block's busy fraction now, in the simulation's statistics order; undefined ones (no time yet) left out. */
+    /**
+     * Every block's busy fraction over the measured part of a run: from the start of the workload (after the
+     * setup, whose hundreds of microseconds would otherwise dilute a short run) to its end. A block's statistic
+     * (a {@code busy} time average or a {@code busyFraction} formula, both since time zero) times the time gives
+     * its busy picoseconds so far; the fraction is their growth over the window's length.
+     */
+    static final class BusyWindow {
+        private final Map<String, Double> atStart = new HashMap<>();
+        private long startPs = -1;
+
+        void start(Simulator sim) {
+            startPs = sim.now();
+            for (Metric m : busy(sim)) {
+                atStart.put(m.name(), m.value() * startPs);
+            }
+        }
+
+        List<Metric> end(Simulator sim) {
+            long now = sim.now();
+            long from = startPs < 0 ? 0 : startPs; // no workload call ran: the whole run
+            List<Metric> out = new ArrayList<>();
+            for (Metric m : busy(sim)) {
+                double span = now - from;
+                double v = span <= 0 ? m.value() : (m.value() * now - atStart.getOrDefault(m.name(), 0.0)) / span;
+                out.add(new Metric(m.name(), "fraction", Math.max(0, Math.min(1, v))));
+            }
+            return out;
+        }
+    }
+
+    /** Each block's busy statistic now (averaged since time zero), in the statistics' registration order. */
     static List<Metric> busy(Simulator sim) {
         List<Metric> out = new ArrayList<>();
         for (StatsGroup g : sim.stats().groups()) {

@@ -51,6 +51,22 @@ class PointRunnerTest {
         assertThat(deep.wallSeconds()).isPositive();
     }
 
+    /**
+     * Busy fractions cover the measured part only: 2000 small WRITEs at depth 128 keep the client's CPU busy almost
+     * all the time they take (about 60 us), though the connection setup before them lasts four times as long.
+     */
+    @Test
+    void busyFractionsLeaveTheSetupOut() {
+        SweepSpec s = SweepSpec.perf("write_bw", List.of("-s", "64", "-n", "2000", "-t", "128")).build();
+        PointResult r = PointRunner.run(only(s, 0));
+        double runPs = byName(r.metrics()).get("sim_time_ps");
+        assertThat(runPs).isLessThan(100e6);
+        assertThat(r.bottleneck().name()).isEqualTo("hostA.cpu");
+        assertThat(r.bottleneck().value()).isGreaterThan(0.8);
+        // The server only answers (no CPU work but its setup), so it is idle over the window.
+        assertThat(byName(r.busy()).get("hostB.cpu")).isLessThan(0.05);
+    }
+
     @Test
     void aLatencyPointReportsPerftestsLatencyFigures() {
         SweepSpec s = SweepSpec.perf("send_lat", List.of("-n", "20")).param("-s=8").build();

@@ -40,15 +40,17 @@ public final class Perf {
      * The trace is complete only when the run is: a failed run leaves none.
      */
     public static List<PerfResult> run(PerfOptions options, Consumer<? super PerfResult> onResult, Path record) {
-        return run(options, onResult, record, sim -> { });
+        return run(options, onResult, record, sim -> { }, sim -> { });
     }
 
     /**
-     * As {@link #run(PerfOptions, Consumer, Path)}, handing the simulation to {@code atEnd} once every size is done
-     * (its statistics, such as the blocks' busy fractions, then cover the whole run).
+     * As {@link #run(PerfOptions, Consumer, Path)}, handing the simulation to {@code atStart} once the hosts are
+     * connected, just before the first size runs, and to {@code atEnd} once every size is done, before the
+     * connections close: what a tool reads from the statistics at both instants covers the measured part alone
+     * (setup takes hundreds of microseconds, as long as a short run).
      */
     public static List<PerfResult> run(PerfOptions options, Consumer<? super PerfResult> onResult, Path record,
-            Consumer<? super Simulator> atEnd) {
+            Consumer<? super Simulator> atStart, Consumer<? super Simulator> atEnd) {
         TraceRecorder recorder = null;
         if (record != null) {
             try {
@@ -61,14 +63,15 @@ public final class Perf {
         boolean ok = false;
         try {
             PerfRun run = new PerfRun(options, recorder);
+            atStart.accept(run.sim());
             List<PerfResult> out = new ArrayList<>();
             for (int size : options.sizes()) {
                 PerfResult r = run.runSize(size);
                 out.add(r);
                 onResult.accept(r);
             }
-            run.finish();
             atEnd.accept(run.sim());
+            run.finish();
             if (recorder != null) {
                 recorder.close();
             }

@@ -128,6 +128,10 @@ public final class Replay {
         void started(long totalCalls);
 
         void progress(long callsDone);
+
+        /** The first request is being posted: the setup (declarations, connections) is over. */
+        default void measuring(Simulator sim) {
+        }
     }
 
     /**
@@ -763,6 +767,9 @@ public final class Replay {
         calls++;
         if (firstCallPs < 0) {
             firstCallPs = sim.now();
+            if (progress != null) {
+                progress.measuring(sim);
+            }
         }
         QpEntry q = object(l, l.positional(0), QpEntry.class);
         String op = l.keyword();
