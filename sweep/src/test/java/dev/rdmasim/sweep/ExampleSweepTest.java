@@ -34,6 +34,12 @@ class ExampleSweepTest {
             rate.put(key, r.metrics().stream().filter(m -> m.name().equals("msg_rate_mpps")).findFirst()
                     .orElseThrow().value());
             assertThat(r.bottleneck().name()).as("bottleneck at %s", key).isEqualTo("hostA.cpu");
+            int depth = Integer.parseInt(r.point().values().get(0));
+            if (depth == 1) {
+                assertThat(r.bottleneck().value()).as("at depth 1 the CPU mostly waits").isLessThan(0.2);
+            } else if (depth == 256) {
+                assertThat(r.bottleneck().value()).as("at depth 256 the CPU is the limit").isGreaterThan(0.95);
+            }
         }
         for (int depth : new int[] {1, 2, 4, 8}) {
             assertThat(rate.get(depth + "/64")).as("depth %d", depth).isGreaterThan(1.8 * rate.get(depth + "/0"));
