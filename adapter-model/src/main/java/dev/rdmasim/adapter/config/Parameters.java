@@ -75,6 +75,11 @@ public final class Parameters {
             .src(MODEL + ": one MRRS-sized read"));
     public static final Parameter<Long> NIC_WQE_PREFETCH_DEPTH = add(integer("nic.wqePrefetchDepth", "16")
             .range("1", "1024").doc("WQEs fetched ahead of execution per QP").src(MODEL));
+    public static final Parameter<Long> NIC_RQ_PREFETCH_DEPTH = add(integer("nic.rqPrefetchDepth", "64")
+            .range("1", "1024").doc("Receive WQEs the responder keeps fetched ahead per QP (topped up when half used,"
+                    + " in reads of at most nic.wqeFetchMaxBytes)")
+            .src(MODEL + ": enough to cover a PCIe read at the link's small-message rate (send_bw 64 B"
+                    + " stops depending on pcie.hostReadLatency from 32)"));
     public static final Parameter<Long> NIC_WQE_CACHE_ENTRIES = add(integer("nic.wqeCacheEntries", "1024")
             .range("1", "1048576").doc("On-chip WQE buffer, in 64 B basic blocks shared by all QPs").src(MODEL));
     public static final Parameter<Long> NIC_INLINE_BUFFER_BYTES = add(bytes("nic.inlineBufferBytes", "16KiB")

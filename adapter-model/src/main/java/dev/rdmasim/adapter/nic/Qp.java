@@ -1,5 +1,6 @@
 package dev.rdmasim.adapter.nic;
 
+import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.adapter.transport.ResponderState;
 import dev.rdmasim.kernel.Event;
 
@@ -79,6 +80,18 @@ final class Qp {
     int rqConsumed;
     int rqKnown;
     boolean rqFetchInFlight;
+    /** The responder's reads of this QP's receive ring and doorbell record, and where they land. */
+    final DmaRequest rqRead = new DmaRequest();
+    byte[] rqStage;
+    /** Receive WQEs fetched ahead, a ring of slots by running index (allocated at the first fetch). */
+    byte[] rqCache;
+    /** Running index of the first fetched WQE not yet taken, and how many follow it in the cache. */
+    int rqCacheFirst;
+    int rqCacheCount;
+    /** WQEs the ring read in flight brings. */
+    int rqFetchCount;
+    /** A frame waiting for a receive WQE had the doorbell record read for it: none known then means none posted. */
+    boolean rqDbFresh;
     /** The receive WQE a SEND is being scattered into. */
     boolean recvActive;
     int recvWqeIndex;
@@ -122,7 +135,6 @@ final class Qp {
     boolean recvHasImm;
     boolean recvWriteImm;
     long writeLength;
-    boolean recvWqeLoaded;
     int recvSyndrome;
     boolean rqFlushing;
     boolean inRecvCqeQueue;

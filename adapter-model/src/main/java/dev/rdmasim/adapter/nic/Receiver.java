@@ -67,10 +67,10 @@ final class Receiver extends Module implements DmaCallback {
     private final IntRing flushQueue = new IntRing(16);
     private final DmaRequest flushRead = new DmaRequest();
     private final byte[] flushBuf = new byte[4];
-    private final DmaRequest rqRead = new DmaRequest();
-    private final byte[] rqBuf = new byte[512];
     private final RecvWqe.Parser recvParser;
-    private boolean rqDoorbellRead;
+    /** Receive WQEs kept fetched ahead per QP, and the most bytes one ring read asks for. */
+    private final int rqSlots;
+    private final int fetchMaxBytes;
     private final Counter frames;
     private final Counter dropped;
     private final Counter duplicates;
@@ -92,6 +92,8 @@ final class Receiver extends Module implements DmaCallback {
         stepEvent = sim().event(fullName() + ".step", this::step);
         retryEvent = sim().event(fullName() + ".retry", this::onRetry);
         packetCycles = nic.profile.getInt(NIC_RX_PACKET_CYCLES);
+        rqSlots = nic.profile.getInt(NIC_RQ_PREFETCH_DEPTH);
+        fetchMaxBytes = nic.profile.getInt(NIC_WQE_FETCH_MAX_BYTES);
         ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
         for (int i = 0; i < WRITES; i++) {
             writes[i] = new DmaRequest();
@@ -510,43 +512,49 @@ final class Receiver extends Module implements DmaCallback {
             nic.cqe.commit();
             qp.rqConsumed++;
         }
+        qp.rqCacheFirst = qp.rqConsumed; // what was fetched ahead is flushed with the rest
+        qp.rqCacheCount = 0;
     }
 
-    /** Makes a receive WQE current: 1 ready, 0 none (RNR NAK sent), -1 wait for a DMA read. */
+    /**
+     * Makes a receive WQE current: 1 ready, 0 none (RNR NAK sent), -1 wait for a DMA read. WQEs come from the QP's
+     * prefetch cache, which {@link #prefetchReceives} keeps topped up in the background, so a stream of SENDs
+     * does not wait a PCIe read for each receive WQE; only an empty cache makes the frame wait.
+     */
     private int takeReceiveWqe(Qp qp) {
-        if (qp.rqFetchInFlight) {
+        if (qp.recvCqePending) {
+            // The previous receive's CQE still waits for its data writes or a CQE slot, and its fields (index,
+            // length, immediate) are the QP's one set: the next message waits for it.
             return -1;
         }
-        if (qp.rqConsumed == qp.rqKnown) {
-            if (!rqDoorbellRead) {
-                // Learn the driver's producer counter from the doorbell record.
-                rqRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, rqBuf, 0, 4, this, qp.qpn);
-                if (rqChannel.submit(nic.ready(rqRead))) {
-                    qp.rqFetchInFlight = true;
-                    rqDoorbellRead = true;
-                }
+        if (qp.rqCacheCount == 0) {
+            if (qp.rqFetchInFlight) {
                 return -1;
             }
-            rqDoorbellRead = false;
             if (qp.rqConsumed == qp.rqKnown) {
+                if (!qp.rqDbFresh) {
+                    readRqDoorbell(qp); // learn the driver's producer counter
+                    return -1;
+                }
+                // Read since the last take and still nothing posted.
+                qp.rqDbFresh = false;
                 rnr.inc();
                 ack(qp, Aeth.rnrNak(1));
                 return 0;
             }
-        }
-        // A doorbell-record read that found new WQEs is used up too: the next empty queue must read it again.
-        rqDoorbellRead = false;
-        if (!qp.recvWqeLoaded) {
-            int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
-            long addr = qp.cfg.rqBase() + (long) (qp.rqConsumed & ((1 << qp.cfg.rqLogSize()) - 1)) * stride;
-            rqRead.read(addr, rqBuf, 0, stride, this, qp.qpn | (1L << 32));
-            if (rqChannel.submit(nic.ready(rqRead))) {
-                qp.rqFetchInFlight = true;
-            }
+            fetchReceives(qp, rqSlots);
             return -1;
         }
-        qp.recvWqeLoaded = false;
-        int syn = recvParser.parse(rqBuf, 0, 1 << qp.cfg.rqLogStride(), qp.cfg.maxRecvSge());
+        if (qp.rqCacheFirst != qp.rqConsumed) {
+            throw new InvariantViolation(fullName() + ": QP " + qp.qpn + " takes receive WQE " + qp.rqConsumed
+                    + " but its prefetch cache starts at " + qp.rqCacheFirst);
+        }
+        int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
+        int syn = recvParser.parse(qp.rqCache, (qp.rqCacheFirst % rqSlots) * stride, 1 << qp.cfg.rqLogStride(),
+                qp.cfg.maxRecvSge());
+        qp.rqCacheFirst++;
+        qp.rqCacheCount--;
+        qp.rqDbFresh = false;
         qp.recvWqeIndex = qp.rqConsumed & 0xFFFF;
         qp.recvSges = 0;
         qp.recvOffset = 0;
@@ -563,7 +571,58 @@ final class Receiver extends Module implements DmaCallback {
         }
         qp.recvSges = sg.count();
         qp.recvActive = true;
+        prefetchReceives(qp);
         return 1;
+    }
+
+    /**
+     * Tops up the QP's receive WQE cache in the background once half of it is used: one read of the next known
+     * WQEs it knows of (contiguous in the ring, at most {@code nic.wqeFetchMaxBytes} in one read).
+     */
+    private void prefetchReceives(Qp qp) {
+        if (qp.rqFetchInFlight || qp.rqFlushing || rqSlots - qp.rqCacheCount < Math.max(1, rqSlots / 2)) {
+            return;
+        }
+        if (qp.rqKnown - (qp.rqCacheFirst + qp.rqCacheCount) > 0) {
+            fetchReceives(qp, rqSlots - qp.rqCacheCount);
+        }
+    }
+
+    /** The QP's prefetch cache and read buffer, made when the responder first reads for it. */
+    private void allocateRqBuffers(Qp qp) {
+        if (qp.rqCache == null) {
+            int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
+            qp.rqCache = new byte[rqSlots * stride];
+            qp.rqStage = new byte[Math.max(4, Math.max(1, fetchMaxBytes / stride) * stride)];
+        }
+    }
+
+    /** Reads up to {@code room} known receive WQEs following the cache into it (submitted if the channel takes it). */
+    private void fetchReceives(Qp qp, int room) {
+        int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
+        int ring = 1 << qp.cfg.rqLogSize();
+        int next = qp.rqCacheFirst + qp.rqCacheCount;
+        int n = Math.min(Math.min(room, qp.rqKnown - next), Math.min(Math.max(1, fetchMaxBytes / stride),
+                ring - (next & (ring - 1))));
+        allocateRqBuffers(qp);
+        qp.rqRead.read(qp.cfg.rqBase() + (long) (next & (ring - 1)) * stride, qp.rqStage, 0, n * stride, this,
+                qp.qpn | (1L << 32));
+        if (rqChannel.submit(nic.ready(qp.rqRead))) {
+            qp.rqFetchInFlight = true;
+            qp.rqFetchCount = n;
+        }
+    }
+
+    /**
+     * Reads the doorbell record's producer counter for a frame that found no known receive WQE. Only then: the
+     * adapter cannot see posts but through this record, and polling it ahead would cost a PCIe read per message.
+     */
+    private void readRqDoorbell(Qp qp) {
+        allocateRqBuffers(qp);
+        qp.rqRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, qp.rqStage, 0, 4, this, qp.qpn);
+        if (rqChannel.submit(nic.ready(qp.rqRead))) {
+            qp.rqFetchInFlight = true;
+        }
     }
 
     @Override
@@ -576,11 +635,22 @@ final class Receiver extends Module implements DmaCallback {
             return;
         }
         qp.rqFetchInFlight = false;
-        if ((r.cookie() >>> 32) == 0) {
-            qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(rqBuf, 0) - qp.rqConsumed) & 0xFFFF);
-        } else {
-            qp.recvWqeLoaded = true;
+        if (qp.rqFlushing) {
+            resume(); // the flush completes every posted WQE; what was read is not needed
+            return;
         }
+        if ((r.cookie() >>> 32) == 0) {
+            qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(qp.rqStage, 0) - qp.rqConsumed) & 0xFFFF);
+            qp.rqDbFresh = true;
+        } else {
+            int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
+            int next = qp.rqCacheFirst + qp.rqCacheCount;
+            for (int i = 0; i < qp.rqFetchCount; i++) {
+                System.arraycopy(qp.rqStage, i * stride, qp.rqCache, ((next + i) % rqSlots) * stride, stride);
+            }
+            qp.rqCacheCount += qp.rqFetchCount;
+        }
+        prefetchReceives(qp);
         resume();
     }
 
@@ -621,6 +691,7 @@ final class Receiver extends Module implements DmaCallback {
             j.solicited = qp.recvSolicited;
         }
         nic.cqe.commit();
+        resume(); // a next message may wait for this CQE
     }
 
     /** The CQE writer has room again. */
