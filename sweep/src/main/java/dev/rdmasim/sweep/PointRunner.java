@@ -120,14 +120,6 @@ public final class PointRunner {
                     inspection -> busy.addAll(window.end(inspection.topology().host(0).sim())), null,
                     new Replay.Progress() {
                         @Override
-                        public void started(long totalCalls) {
-                        }
-
-                        @Override
-                        public void progress(long callsDone) {
-                        }
-
-                        @Override
                         public void measuring(Simulator sim) {
                             window.start(sim);
                         }

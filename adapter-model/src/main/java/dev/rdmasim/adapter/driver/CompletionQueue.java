@@ -74,14 +74,10 @@ public final class CompletionQueue {
             boolean old = consumerIndex < switchAt;
             int log = old ? oldLogSize : logSize;
             long addr = (old ? oldRing : ring) + Cqe.entryOffset(consumerIndex, log);
-            // Check the ownership byte first, as a CPU reads op_own before the rest of the entry.
-            int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;
-            if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(consumerIndex, log)) {
-                cpu.chargeEmptyPoll(pollPs);
+            if (ownedOpOwn(addr, consumerIndex, log) < 0) {
                 driver.emptyPolls.inc();
                 return null;
             }
-            cpu.charge(pollPs);
             memory.read(addr, entry, 0, Cqe.SIZE);
             view.parse(entry, 0);
             consumerIndex++;
@@ -152,14 +148,23 @@ public final class CompletionQueue {
         if (index < consumerIndex) {
             throw new IllegalArgumentException("peek at " + index + ", before the consumer index " + consumerIndex);
         }
-        long addr = ring + Cqe.entryOffset(index, logSize);
+        int opOwn = ownedOpOwn(ring + Cqe.entryOffset(index, logSize), index, logSize);
+        return opOwn < 0 ? -1 : opOwn >>> 4;
+    }
+
+    /**
+     * The op_own byte of the entry at {@code addr} (running index {@code index} of a ring of 2^{@code log}) if
+     * software owns it, else -1; charges the CPU a poll, as waiting when the entry is not there. A CPU reads
+     * op_own before the rest of the entry.
+     */
+    private int ownedOpOwn(long addr, long index, int log) {
         int opOwn = memory.getByte(addr + Cqe.OFF_OP_OWN) & 0xFF;
-        if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(index, logSize)) {
+        if ((opOwn >>> 4) == Cqe.INVALID || (opOwn & Cqe.OWNER_BIT) != Cqe.ownerBit(index, log)) {
             cpu.chargeEmptyPoll(pollPs);
             return -1;
         }
         cpu.charge(pollPs);
-        return opOwn >>> 4;
+        return opOwn;
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.rdmasim.adapter.nic;
 
+import dev.rdmasim.adapter.format.RecvWqe;
+
 /**
  * What the driver tells the adapter when it creates a QP: its rings in host memory, its CQs and
  * protection domain, and its limits. Ring sizes are powers of two.
@@ -28,5 +30,10 @@ public record QpConfig(int pd, int sendCqn, int recvCqn, long sqBase, int sqLogB
         if (maxSendSge < 1 || maxRecvSge < 1 || maxInline < 0) {
             throw new IllegalArgumentException("SGE limits must be >= 1 and the inline size >= 0");
         }
+    }
+
+    /** Bytes per receive WQE in the receive ring. */
+    public int rqStrideBytes() {
+        return RecvWqe.strideBytes(rqLogStride);
     }
 }

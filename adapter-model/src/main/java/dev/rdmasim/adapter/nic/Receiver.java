@@ -549,8 +549,7 @@ final class Receiver extends Module implements DmaCallback {
             throw new InvariantViolation(fullName() + ": QP " + qp.qpn + " takes receive WQE " + qp.rqConsumed
                     + " but its prefetch cache starts at " + qp.rqCacheFirst);
         }
-        int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
-        int syn = recvParser.parse(qp.rqCache, (qp.rqCacheFirst % rqSlots) * stride, 1 << qp.cfg.rqLogStride(),
+        int syn = recvParser.parse(qp.rqCache, (qp.rqCacheFirst % rqSlots) * qp.cfg.rqStrideBytes(), 1 << qp.cfg.rqLogStride(),
                 qp.cfg.maxRecvSge());
         qp.rqCacheFirst++;
         qp.rqCacheCount--;
@@ -591,19 +590,23 @@ final class Receiver extends Module implements DmaCallback {
     /** The QP's prefetch cache and read buffer, made when the responder first reads for it. */
     private void allocateRqBuffers(Qp qp) {
         if (qp.rqCache == null) {
-            int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
+            int stride = qp.cfg.rqStrideBytes();
             qp.rqCache = new byte[rqSlots * stride];
-            qp.rqStage = new byte[Math.max(4, Math.max(1, fetchMaxBytes / stride) * stride)];
+            qp.rqStage = new byte[Math.max(4, wqesPerRead(stride) * stride)];
         }
+    }
+
+    /** Receive WQEs one ring read brings at most: {@code nic.wqeFetchMaxBytes} of them, and at least one. */
+    private int wqesPerRead(int stride) {
+        return Math.max(1, fetchMaxBytes / stride);
     }
 
     /** Reads up to {@code room} known receive WQEs following the cache into it (submitted if the channel takes it). */
     private void fetchReceives(Qp qp, int room) {
-        int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
+        int stride = qp.cfg.rqStrideBytes();
         int ring = 1 << qp.cfg.rqLogSize();
         int next = qp.rqCacheFirst + qp.rqCacheCount;
-        int n = Math.min(Math.min(room, qp.rqKnown - next), Math.min(Math.max(1, fetchMaxBytes / stride),
-                ring - (next & (ring - 1))));
+        int n = Math.min(Math.min(room, qp.rqKnown - next), Math.min(wqesPerRead(stride), ring - (next & (ring - 1))));
         allocateRqBuffers(qp);
         qp.rqRead.read(qp.cfg.rqBase() + (long) (next & (ring - 1)) * stride, qp.rqStage, 0, n * stride, this,
                 qp.qpn | (1L << 32));
@@ -643,7 +646,7 @@ final class Receiver extends Module implements DmaCallback {
             qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(qp.rqStage, 0) - qp.rqConsumed) & 0xFFFF);
             qp.rqDbFresh = true;
         } else {
-            int stride = RecvWqe.strideBytes(qp.cfg.rqLogStride());
+            int stride = qp.cfg.rqStrideBytes();
             int next = qp.rqCacheFirst + qp.rqCacheCount;
             for (int i = 0; i < qp.rqFetchCount; i++) {
                 System.arraycopy(qp.rqStage, i * stride, qp.rqCache, ((next + i) % rqSlots) * stride, stride);

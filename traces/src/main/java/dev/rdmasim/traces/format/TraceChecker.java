@@ -112,6 +112,15 @@ public final class TraceChecker {
         }
     }
 
+    /**
+     * The profile a run gives the host of a {@code host} line: {@link #hostProfile(TraceLine, Path, String)}, then
+     * the run's {@code key=value} overrides, as the checker checks limits against and a replay builds the host.
+     */
+    public static Profile hostProfile(TraceLine host, Path baseDir, String dflt, List<String> overrides) {
+        Profile p = hostProfile(host, baseDir, dflt);
+        return overrides.isEmpty() ? p : p.withOverrides(overrides);
+    }
+
     private Summary run(TraceReader reader) {
         for (TraceLine line = reader.next(); line != null; line = reader.next()) {
             check(line);
@@ -180,8 +189,7 @@ public final class TraceChecker {
             throw new TraceError(l.position(), "a trace has at most two hosts (" + hosts.get(0).name + " and "
                     + hosts.get(1).name + " are declared)");
         }
-        Profile p = hostProfile(l, baseDir, defaultProfile);
-        hosts.add(new Host(name, l.position(), overrides.isEmpty() ? p : p.withOverrides(overrides)));
+        hosts.add(new Host(name, l.position(), hostProfile(l, baseDir, defaultProfile, overrides)));
     }
 
     /** The host an object name lives on, by its host part; an undeclared host is an error. */

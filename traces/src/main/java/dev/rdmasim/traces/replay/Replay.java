@@ -125,9 +125,11 @@ public final class Replay {
 
     /** What a long replay reports as it goes: the number of calls in the trace, then the calls run so far. */
     public interface Progress {
-        void started(long totalCalls);
+        default void started(long totalCalls) {
+        }
 
-        void progress(long callsDone);
+        default void progress(long callsDone) {
+        }
 
         /** The first request is being posted: the setup (declarations, connections) is over. */
         default void measuring(Simulator sim) {
@@ -169,8 +171,7 @@ public final class Replay {
      */
     public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
             java.util.function.Consumer<RequestStages> requests, Progress progress) throws IOException {
-        TraceChecker.Summary summary = TraceChecker.check(trace,
-                options.profile() == null ? "default" : options.profile(), options.overrides());
+        TraceChecker.Summary summary = TraceChecker.check(trace, options.baseProfile(), options.overrides());
         Replay r = new Replay(trace, options);
         r.requestListener = requests;
         r.progress = progress;
@@ -324,8 +325,7 @@ public final class Replay {
             profiles[1] = profiles[0];
         }
         if (n == 0) {
-            profiles[0] = profiles[1] = Profiles.resolve(options.profile() == null ? "default" : options.profile())
-                    .withOverrides(options.overrides());
+            profiles[0] = profiles[1] = Profiles.resolve(options.baseProfile()).withOverrides(options.overrides());
         }
         topology = Topology.twoHosts(sim, profiles[0], profiles[1]);
         if (options.record() != null) {
@@ -353,8 +353,8 @@ public final class Replay {
 
     /** The host's profile as the checker loads it (names, files relative to the trace), then the run's overrides. */
     private Profile profile(TraceLine host) {
-        String dflt = options.profile() == null ? "default" : options.profile();
-        return TraceChecker.hostProfile(host, trace.toAbsolutePath().getParent(), dflt).withOverrides(options.overrides());
+        return TraceChecker.hostProfile(host, trace.toAbsolutePath().getParent(), options.baseProfile(),
+                options.overrides());
     }
 
     private int hostIndex(String objectName) {
@@ -853,21 +853,18 @@ public final class Replay {
         }
     }
 
-    /** completions.csv's op column: the operation type's name in lower case, by type. */
-    private static final String[] OP_NAMES = opNames();
+    /** completions.csv's op column, made once for the usual operation types. */
+    private static final String[] OP_NAMES = java.util.stream.IntStream.range(0, 16).mapToObj(Replay::lowerName)
+            .toArray(String[]::new);
 
-    private static String[] opNames() {
-        String[] n = new String[16];
-        for (int t = 0; t < n.length; t++) {
-            n[t] = NdkOperationType.name(t).toLowerCase(java.util.Locale.ROOT);
-        }
-        return n;
+    /** An operation type's name in lower case. */
+    private static String lowerName(int type) {
+        return NdkOperationType.name(type).toLowerCase(java.util.Locale.ROOT);
     }
 
     private void completed(CqEntry c, NdkResultEx r) {
         Request req = r.requestContext instanceof Request q ? q : null;
-        String op = r.type >= 0 && r.type < OP_NAMES.length ? OP_NAMES[r.type]
-                : NdkOperationType.name(r.type).toLowerCase(java.util.Locale.ROOT);
+        String op = r.type >= 0 && r.type < OP_NAMES.length ? OP_NAMES[r.type] : lowerName(r.type);
         count(r.status);
         long bytes = r.type == NdkOperationType.NdkOperationTypeReceive ? r.bytesTransferred : req == null ? 0 : req.bytes;
         if (r.status == STATUS_SUCCESS) {

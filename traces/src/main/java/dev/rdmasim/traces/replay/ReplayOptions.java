@@ -62,6 +62,11 @@ public record ReplayOptions(Path outDir, String profile, List<String> overrides,
         this(outDir, profile, overrides, seed, vcd, vcdSignals, timeline, pcap, null);
     }
 
+    /** The profile of hosts whose {@code host} line names none: {@link #profile}, or {@code default} when null. */
+    public String baseProfile() {
+        return profile == null ? "default" : profile;
+    }
+
     /** These options, recording the replay's NDK calls into {@code trace}. */
     public ReplayOptions withRecord(Path trace) {
         return new ReplayOptions(outDir, profile, overrides, seed, vcd, vcdSignals, timeline, pcap, trace, lifecycle,
