@@ -2,9 +2,9 @@ package dev.rdmasim.adapter.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.testing.ExternalTool;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -249,8 +249,7 @@ class CmMadTest {
 
     @Test
     void tsharkDecodesTheCmMessages(@TempDir Path dir) throws Exception {
-        Path tshark = TsharkDecodeTest.tshark();
-        assumeTrue(tshark != null, "tshark not on PATH");
+        Path tshark = ExternalTool.tshark();
         Path file = dir.resolve("cm.pcap");
         Simulator sim = new Simulator(1);
         EthernetLink link = EthernetLink.cable(sim, "link", new EthernetLink.Config(100, 5_000, 8));

@@ -1,11 +1,10 @@
 package dev.rdmasim.adapter.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.Simulator;
-import java.io.File;
+import dev.rdmasim.kernel.testing.ExternalTool;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,18 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Wireshark's own InfiniBand dissector decodes what the link captured. Skipped only if tshark is not installed. */
+/** Wireshark's own InfiniBand dissector decodes what the link captured. Skipped when tshark is not installed. */
 class TsharkDecodeTest {
-
-    static Path tshark() {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path p = Path.of(dir, "tshark");
-            if (!dir.isEmpty() && Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        return null;
-    }
 
     /** Runs tshark; null if it exits with an error (e.g. a field this version does not know). */
     static List<String> run(Path dir, List<String> command) throws IOException, InterruptedException {
@@ -50,8 +39,7 @@ class TsharkDecodeTest {
 
     @Test
     void tsharkDecodesEveryHeaderField(@TempDir Path dir) throws Exception {
-        Path tshark = tshark();
-        assumeTrue(tshark != null, "tshark not on PATH");
+        Path tshark = ExternalTool.tshark();
         Path file = dir.resolve("link.pcap");
 
         Simulator sim = new Simulator(1);

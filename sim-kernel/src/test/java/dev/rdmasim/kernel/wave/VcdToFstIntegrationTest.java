@@ -1,9 +1,8 @@
 package dev.rdmasim.kernel.wave;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
-import java.io.File;
+import dev.rdmasim.kernel.testing.ExternalTool;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Checks that GTKWave's own tools accept the dumps, using vcd2fst from the gtkwave package. */
+/** Checks that GTKWave's own tools accept the dumps, using vcd2fst from the gtkwave package (skipped without it). */
 class VcdToFstIntegrationTest {
 
     @TempDir
@@ -22,6 +21,7 @@ class VcdToFstIntegrationTest {
 
     @Test
     void vcd2fstConvertsTheDump() throws IOException, InterruptedException {
+        Path vcd2fst = ExternalTool.vcd2fst();
         Path vcdFile = dir.resolve("in.vcd");
         Path fstFile = dir.resolve("out.fst");
         try (VcdWriter vcd = new VcdWriter(Files.newBufferedWriter(vcdFile, StandardCharsets.US_ASCII),
@@ -44,7 +44,7 @@ class VcdToFstIntegrationTest {
             nowPs += 2500;
         }
 
-        ProcessBuilder command = new ProcessBuilder(vcd2fst().toString(), vcdFile.toString(), fstFile.toString())
+        ProcessBuilder command = new ProcessBuilder(vcd2fst.toString(), vcdFile.toString(), fstFile.toString())
                 .redirectErrorStream(true);
         Process process = command.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -53,20 +53,5 @@ class VcdToFstIntegrationTest {
         assertThat(process.exitValue()).as("vcd2fst exit code; output:%n%s", output).isZero();
         assertThat(fstFile).exists();
         assertThat(Files.size(fstFile)).isPositive();
-    }
-
-    private static Path vcd2fst() {
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String entry : path.split(File.pathSeparator)) {
-                if (!entry.isEmpty()) {
-                    Path candidate = Path.of(entry, "vcd2fst");
-                    if (Files.isExecutable(candidate)) {
-                        return candidate;
-                    }
-                }
-            }
-        }
-        return fail("vcd2fst not found on PATH; install gtkwave (e.g. apt-get install gtkwave), which provides it");
     }
 }

@@ -1,9 +1,8 @@
 package dev.rdmasim.traces.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
+import dev.rdmasim.kernel.testing.ExternalTool;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,21 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The replay's waveform and packet capture open in the tools they are for: GTKWave's vcd2fst converts the VCD,
  * and Wireshark's dissector (tshark) decodes the capture: the WRITE's frames with its payload bytes, the ACK,
- * and the connection manager's datagrams. Skipped only when a tool is not installed (CI installs both).
+ * and the connection manager's datagrams. Skipped when a tool is not installed (CI installs both and requires them).
  */
 class ReplayOutputReadersTest {
     @TempDir
     Path dir;
-
-    private static Path tool(String name) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path p = Path.of(d, name);
-            if (!d.isEmpty() && Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        return null;
-    }
 
     private List<String> run(List<String> command) throws IOException, InterruptedException {
         Path out = dir.resolve("tool.out");
@@ -50,8 +39,7 @@ class ReplayOutputReadersTest {
 
     @Test
     void gtkwaveConvertsTheWaveform() throws Exception {
-        Path vcd2fst = tool("vcd2fst");
-        assumeTrue(vcd2fst != null, "vcd2fst not on PATH");
+        Path vcd2fst = ExternalTool.vcd2fst();
         ReplayResult r = Replay.run(ReplayExamplesTest.EXAMPLES.resolve("quickstart.trace"), outputs("wave"));
         Path fst = dir.resolve("wave.fst");
         run(List.of(vcd2fst.toString(), r.vcd().toString(), fst.toString()));
@@ -61,8 +49,7 @@ class ReplayOutputReadersTest {
 
     @Test
     void tsharkDecodesTheWriteItsPayloadTheAckAndTheCmMessages() throws Exception {
-        Path tshark = tool("tshark");
-        assumeTrue(tshark != null, "tshark not on PATH");
+        Path tshark = ExternalTool.tshark();
         ReplayResult r = Replay.run(ReplayExamplesTest.EXAMPLES.resolve("quickstart.trace"), outputs("pcap"));
         List<String> rows = run(List.of(tshark.toString(), "-r", r.pcap().toString(), "-T", "fields", "-E",
                 "separator=|", "-E", "occurrence=f", "-e", "infiniband.bth.opcode", "-e", "data.data", "-e",
