@@ -1,7 +1,6 @@
 package dev.rdmasim.traces.perf;
 
 import java.util.Arrays;
-import org.HdrHistogram.Histogram;
 
 /** perftest's arithmetic over posting and completion times (picoseconds); pure functions. */
 final class PerfStats {
@@ -88,7 +87,12 @@ final class PerfStats {
         return best;
     }
 
-    /** Latency samples summarized as perftest's latency report; {@code samplesPs} is sorted in place. */
+    /**
+     * Latency samples summarized as perftest's latency report; {@code samplesPs} is sorted in place. Sums, mean
+     * and deviations are taken in whole picoseconds and turned into microseconds at the end, so equal samples
+     * give a standard deviation of exactly 0; the percentiles are samples (nearest rank), so they never exceed
+     * the largest sample kept, nor t_max.
+     */
     static LatResult latency(PerfTest test, int bytes, int iterations, long[] samplesPs, int rttFactor, long simTimePs,
             double wallSeconds) {
         Arrays.sort(samplesPs);
@@ -98,20 +102,26 @@ final class PerfStats {
         }
         double unit = rttFactor * 1e6; // ps of a round trip to us of a half (or whole) trip
         long median = (cnt - 1) % 2 != 0 ? (samplesPs[cnt / 2] + samplesPs[cnt / 2 - 1]) / 2 : samplesPs[cnt / 2];
-        double sum = 0;
-        Histogram h = new Histogram(4);
+        // Deviations from the smallest sample: exact in a long, and small enough to square in a double.
+        long base = samplesPs[0];
+        long sum = 0;
         for (int i = 0; i < cnt; i++) {
-            sum += samplesPs[i] / unit;
-            h.recordValue(samplesPs[i]);
+            sum += samplesPs[i] - base;
         }
-        double avg = sum / cnt;
+        double mean = (double) sum / cnt;
         double var = 0;
         for (int i = 0; i < cnt; i++) {
-            double d = samplesPs[i] / unit - avg;
+            double d = (samplesPs[i] - base) - mean;
             var += d * d;
         }
-        return new LatResult(test, bytes, iterations, samplesPs[0] / unit, samplesPs[cnt] / unit, median / unit, avg,
-                Math.sqrt(var / cnt), h.getValueAtPercentile(99.0) / unit, h.getValueAtPercentile(99.9) / unit,
-                simTimePs, wallSeconds);
+        return new LatResult(test, bytes, iterations, samplesPs[0] / unit, samplesPs[cnt] / unit, median / unit,
+                (base + mean) / unit, Math.sqrt(var / cnt) / unit, percentile(samplesPs, cnt, 99.0) / unit,
+                percentile(samplesPs, cnt, 99.9) / unit, simTimePs, wallSeconds);
+    }
+
+    /** The nearest-rank percentile of the first {@code cnt} sorted samples: the least one with p % at or below it. */
+    static long percentile(long[] sorted, int cnt, double p) {
+        int rank = (int) Math.ceil(p / 100.0 * cnt);
+        return sorted[Math.max(0, Math.min(cnt, rank) - 1)];
     }
 }

@@ -3,6 +3,7 @@ package dev.rdmasim.traces.perf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -75,9 +76,9 @@ class PerfStatsTest {
         assertThat(r.tAvgUs()).isCloseTo(50.0, within(1e-9));
         // Population standard deviation of 1..99: sqrt((99^2 - 1) / 12).
         assertThat(r.tStdevUs()).isCloseTo(Math.sqrt((99.0 * 99 - 1) / 12), within(1e-9));
-        // 99% of 99 samples are at or below the 99th value: 99 us (HdrHistogram, 4 significant digits).
-        assertThat(r.tP99Us()).isCloseTo(99.0, within(0.01));
-        assertThat(r.tP999Us()).isCloseTo(99.0, within(0.01));
+        // 99% of 99 samples: the 99th (nearest rank, ceil(0.99 * 99) = 99), 99 us.
+        assertThat(r.tP99Us()).isEqualTo(99.0);
+        assertThat(r.tP999Us()).isEqualTo(99.0);
         assertThat(r.simTimePs()).isEqualTo(123);
         assertThat(r.iterations()).isEqualTo(102);
     }
@@ -90,5 +91,49 @@ class PerfStatsTest {
         assertThat(r.tTypicalUs()).isCloseTo(25.0, within(1e-12));
         assertThat(r.tMinUs()).isCloseTo(10.0, within(1e-12));
         assertThat(r.tMaxUs()).isCloseTo(98.0, within(1e-12));
+    }
+
+    @Test
+    void equalSamplesHaveNoSpreadAndPercentilesAtTheSample() {
+        // write_lat -I 0 gives the same round trip every time: t_stdev must be 0, not a rounding residue, and
+        // the percentiles that one value, not a histogram bucket's upper edge above t_max.
+        long[] samples = new long[1000];
+        Arrays.fill(samples, 1_570_001L);
+        LatResult r = PerfStats.latency(PerfTest.WRITE_LAT, 64, 1000, samples, 2, 1, 0);
+        assertThat(r.tStdevUs()).isZero();
+        assertThat(r.tAvgUs()).isEqualTo(0.7850005);
+        assertThat(r.tMinUs()).isEqualTo(0.7850005);
+        assertThat(r.tP99Us()).isEqualTo(r.tMaxUs()).isEqualTo(0.7850005);
+        assertThat(r.tP999Us()).isEqualTo(0.7850005);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5})
+    void percentilesAreSamplesByNearestRankAndNeverAboveTMax(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int n = 3 + rnd.nextInt(3000);
+        long[] samples = new long[n];
+        long base = 200_000 + rnd.nextInt(2_000_000);
+        for (int i = 0; i < n; i++) {
+            // Mostly close together, a few far out: the shape of a latency run.
+            samples[i] = base + (rnd.nextInt(100) == 0 ? rnd.nextLong(50_000_000) : rnd.nextInt(5_000));
+        }
+        LatResult r = PerfStats.latency(PerfTest.SEND_LAT, 64, n, samples.clone(), 2, 1, 0);
+        long[] sorted = samples.clone();
+        Arrays.sort(sorted);
+        int kept = n - 2;
+        for (double[] pv : new double[][] {{99.0, r.tP99Us()}, {99.9, r.tP999Us()}}) {
+            long p = Math.round(pv[1] * 2e6);
+            long atOrBelow = Arrays.stream(sorted, 0, kept).filter(v -> v <= p).count();
+            long below = Arrays.stream(sorted, 0, kept).filter(v -> v < p).count();
+            assertThat(Arrays.stream(sorted, 0, kept).anyMatch(v -> v == p)).as("a sample").isTrue();
+            assertThat(atOrBelow).isGreaterThanOrEqualTo((long) Math.ceil(pv[0] / 100 * kept));
+            assertThat(below).isLessThan((long) Math.ceil(pv[0] / 100 * kept));
+            assertThat(pv[1]).isLessThanOrEqualTo(r.tMaxUs());
+        }
+        double mean = Arrays.stream(sorted, 0, kept).average().orElseThrow();
+        double var = Arrays.stream(sorted, 0, kept).mapToDouble(v -> (v - mean) * (v - mean)).sum() / kept;
+        assertThat(r.tStdevUs()).isCloseTo(Math.sqrt(var) / 2e6, within(1e-9));
+        assertThat(r.tAvgUs()).isCloseTo(mean / 2e6, within(1e-12));
     }
 }
