@@ -42,9 +42,9 @@ final class PlotPlan {
      * One series: means at x, and the repetitions' min and max when they differ (else null).
      *
      * @param color  index into the palette (one per series value)
-     * @param dashed whether it is a measure's second metric (99% latency)
+     * @param secondary whether it is a measure's second metric (99% latency), drawn as a pale band
      */
-    record Line(String name, int color, boolean dashed, double[] x, double[] y, double[] lo, double[] hi) {
+    record Line(String name, int color, boolean secondary, double[] x, double[] y, double[] lo, double[] hi) {
     }
 
     sealed interface Figure permits LineFigure, HeatFigure {

@@ -6,6 +6,7 @@ import dev.rdmasim.sweep.report.PlotPlan.HeatFigure;
 import dev.rdmasim.sweep.report.PlotPlan.Line;
 import dev.rdmasim.sweep.report.PlotPlan.LineFigure;
 import dev.rdmasim.sweep.report.PlotPlan.Scale;
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -43,6 +44,10 @@ public final class Plots {
     /** Size of every figure in pixels (PNG) or user units (SVG). */
     public static final int WIDTH = 800;
     public static final int HEIGHT = 500;
+
+    /** A secondary line (99% latency): opacity and width of its band. */
+    static final int SECONDARY_ALPHA = 0x66;
+    static final float SECONDARY_WIDTH = 8f;
 
     /** One color per series value, distinguishable in print and for the common color deficiencies. */
     private static final Color[] PALETTE = {
@@ -116,10 +121,18 @@ public final class Plots {
         for (Line line : f.lines()) {
             Color color = PALETTE[line.color() % PALETTE.length];
             XYSeries s = c.addSeries(line.name(), line.x(), line.y());
-            s.setLineColor(color);
-            s.setMarkerColor(color);
-            s.setMarker(MARKERS[line.color() % MARKERS.length]);
-            s.setLineStyle(line.dashed() ? SeriesLines.DASH_DASH : SeriesLines.SOLID);
+            if (line.secondary()) {
+                // The 99% latency often equals the median (a deterministic model repeats itself): drawn as a wide
+                // pale band without markers, it stays visible where the two coincide, the median showing through.
+                s.setLineColor(new Color(color.getRed(), color.getGreen(), color.getBlue(), SECONDARY_ALPHA));
+                s.setLineStyle(new BasicStroke(SECONDARY_WIDTH, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND));
+                s.setMarker(SeriesMarkers.NONE);
+            } else {
+                s.setLineStyle(SeriesLines.SOLID);
+                s.setLineColor(color);
+                s.setMarkerColor(color);
+                s.setMarker(MARKERS[line.color() % MARKERS.length]);
+            }
             for (double y : line.y()) {
                 negative |= y < 0;
                 flatZero &= y == 0;

@@ -120,7 +120,7 @@ class PlotPlanTest {
         assertThat(f.yLabel()).isEqualTo("latency (\u00b5s)");
         assertThat(f.lines()).extracting(Line::name)
                 .containsExactly("median, size=64", "99%, size=64", "median, size=4096", "99%, size=4096");
-        assertThat(f.lines()).extracting(Line::dashed).containsExactly(false, true, false, true);
+        assertThat(f.lines()).extracting(Line::secondary).containsExactly(false, true, false, true);
         assertThat(f.lines()).extracting(Line::color).containsExactly(0, 0, 1, 1);
         assertThat(f.lines().get(1).y()).containsExactly(2.2, 3.6, 14.8);
     }

@@ -120,6 +120,34 @@ class PlotsTest {
     }
 
     @Test
+    void the99PercentLatencyShowsWhereItEqualsTheMedian() throws Exception {
+        // A deterministic ping-pong: the 99% latency is the median at every point. It must not vanish under it.
+        SweepResults r = sweep(WRITE_LAT, vals("-t"), List.of(vals("1", "16", "128")), 1,
+                c -> new Run(lat(1 + c.num("-t") / 10.0, 1 + c.num("-t") / 10.0, ""), busy(0.2, 0.3)));
+        Plots.write(dir, r);
+        BufferedImage png = ImageIO.read(dir.resolve("latency-vs-depth.png").toFile());
+        // The band's color: the first series color at the band's opacity over the white plot.
+        int base = 0x1f77b4;
+        double a = Plots.SECONDARY_ALPHA / 255.0;
+        int[] band = new int[3];
+        for (int k = 0; k < 3; k++) {
+            band[k] = (int) Math.round(((base >> (16 - 8 * k)) & 0xff) * a + 255 * (1 - a));
+        }
+        int matching = 0;
+        for (int y = 0; y < png.getHeight(); y++) {
+            for (int x = 0; x < png.getWidth(); x++) {
+                int rgb = png.getRGB(x, y);
+                if (Math.abs((rgb >> 16 & 0xff) - band[0]) <= 3 && Math.abs((rgb >> 8 & 0xff) - band[1]) <= 3
+                        && Math.abs((rgb & 0xff) - band[2]) <= 3) {
+                    matching++;
+                }
+            }
+        }
+        // A line's anti-aliased edge has a few such pixels; the band beside the median has thousands.
+        assertThat(matching).isGreaterThan(1500);
+    }
+
+    @Test
     void flatZeroAndPartlyMissingDataStillDraw() throws IOException {
         SweepResults zero = sweep(WRITE_BW, vals("-s", "-I"), List.of(vals("64", "1024"), vals("0", "64")), 1,
                 c -> new Run(List.of(new Metric("bw_avg_gbps", "Gb/s", 0)), busy(0, 0)));
