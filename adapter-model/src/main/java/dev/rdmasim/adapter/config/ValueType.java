@@ -22,7 +22,7 @@ public abstract sealed class ValueType<T extends Comparable<T>> {
     /** One of a fixed set of words (the set belongs to the parameter). */
     public static final ValueType<String> CHOICE = new Choice();
     public static final ValueType<Double> DOUBLE = new Dbl();
-    /** Bytes: {@code 256}, {@code 256B}, {@code 4KiB}, {@code 1MiB} (binary multiples only). */
+    /** Bytes: {@code 256}, {@code 256B}, {@code 4KiB}, {@code 1MiB}: the units of {@link ByteUnits}. */
     public static final ValueType<Long> BYTES = new Scaled("B", "a byte size", "256, 256B, 4KiB or 1MiB", false,
             new Unit[] {u("EiB", 1L << 60), u("TiB", 1L << 40), u("GiB", 1L << 30), u("MiB", 1L << 20),
                 u("KiB", 1L << 10), u("B", 1)},
@@ -232,8 +232,12 @@ public abstract sealed class ValueType<T extends Comparable<T>> {
                 }
                 factor = 1;
             } else {
-                factor = factor(suffix);
+                factor = baseUnit.equals("B") ? (suffix.isEmpty() ? 1 : ByteUnits.factor(suffix)) : factor(suffix);
                 if (factor == 0) {
+                    String reason = baseUnit.equals("B") ? ByteUnits.decimalUnitReason(m.group(1), suffix) : null;
+                    if (reason != null) {
+                        throw new ProfileException("'" + text + "' is not a byte size: " + reason);
+                    }
                     throw notA(text, what, examples);
                 }
             }

@@ -13,7 +13,7 @@ class ValueTypeTest {
 
     @ParameterizedTest
     @CsvSource({"256,256", "256B,256", "4KiB,4096", "1MiB,1048576", "1.5KiB,1536", "2GiB,2147483648",
-        "0,0", "0B,0", "' 64B ',64", "128TiB,140737488355328"})
+        "0,0", "0B,0", "' 64B ',64", "128TiB,140737488355328", "4kib,4096", "2MIB,2097152", "64b,64"})
     void bytesParse(String text, long expected) {
         assertThat(ValueType.BYTES.parse(text)).isEqualTo(expected);
     }
@@ -57,7 +57,7 @@ class ValueTypeTest {
     void badInputsGiveExactMessages() {
         assertThatThrownBy(() -> ValueType.BYTES.parse("4KB"))
                 .isInstanceOf(ProfileException.class)
-                .hasMessage("'4KB' is not a byte size (expected e.g. 256, 256B, 4KiB or 1MiB)");
+                .hasMessage("'4KB' is not a byte size: sizes take binary units: 4KiB is 4096 B; KB, MB, GB, ... are not used");
         assertThatThrownBy(() -> ValueType.BYTES.parse("-1"))
                 .hasMessage("'-1' is not a byte size (expected e.g. 256, 256B, 4KiB or 1MiB)");
         assertThatThrownBy(() -> ValueType.BYTES.parse("1.1KiB"))

@@ -1,5 +1,6 @@
 package dev.rdmasim.traces.format;
 
+import dev.rdmasim.adapter.config.ByteUnits;
 import dev.rdmasim.ndk.NdkConstants;
 import dev.rdmasim.ndk.NdkOpFlags;
 import java.util.ArrayList;
@@ -32,9 +33,6 @@ final class Values {
     static final int[] NOTIFY_VALUES = {NdkConstants.NDK_CQ_NOTIFY_ANY, NdkConstants.NDK_CQ_NOTIFY_SOLICITED,
         NdkConstants.NDK_CQ_NOTIFY_ERRORS};
 
-    private static final String[] SIZE_UNITS = {"b", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "tib"};
-    private static final long[] SIZE_FACTORS = {1, 1000, 1024, 1000_000, 1L << 20, 1000_000_000, 1L << 30,
-        1000_000_000_000L, 1L << 40};
     private static final String[] TIME_UNITS = {"ps", "ns", "us", "ms", "s"};
     /** Decimal digits of each time unit in picoseconds. */
     private static final int[] TIME_DIGITS = {0, 3, 6, 9, 12};
@@ -108,7 +106,7 @@ final class Values {
         return v;
     }
 
-    /** An integer with an optional unit B, KB, KiB, MB, MiB, GB, GiB, TB, TiB (case-insensitive). */
+    /** An integer with an optional unit of {@link ByteUnits}: B, KiB, MiB, ... (any case; KB, MB, ... refused). */
     static long size(String s, String file, int line, int col) {
         int n = s.length();
         int end = n;
@@ -120,11 +118,14 @@ final class Values {
         }
         long factor = 1;
         if (end < n) {
-            int u = indexOfIgnoreCase(SIZE_UNITS, s, end, n);
-            if (u < 0) {
+            factor = ByteUnits.factor(s, end, n);
+            if (factor == 0) {
+                String reason = ByteUnits.decimalUnitReason(s.substring(0, end), s.substring(end));
+                if (reason != null) {
+                    throw error(file, line, col, SIZE_EXAMPLE + ", got '" + s + "' (" + reason + ")");
+                }
                 throw expected(SIZE_EXAMPLE, s, file, line, col);
             }
-            factor = SIZE_FACTORS[u];
         }
         long v = digits(s, 0, end);
         if (v == BAD) {
@@ -203,8 +204,7 @@ final class Values {
                 if (unit.isEmpty()) {
                     return 1;
                 }
-                int u = indexOfIgnoreCase(SIZE_UNITS, unit, 0, unit.length());
-                return u < 0 ? 0 : SIZE_FACTORS[u];
+                return ByteUnits.factor(unit);
             case TIME:
                 int t = indexOfIgnoreCase(TIME_UNITS, unit, 0, unit.length());
                 return t < 0 ? 0 : POWERS_OF_TEN[TIME_DIGITS[t]];

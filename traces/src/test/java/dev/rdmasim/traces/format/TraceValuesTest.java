@@ -3,6 +3,7 @@ package dev.rdmasim.traces.format;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rdmasim.adapter.config.ValueType;
 import dev.rdmasim.ndk.NdkConstants;
 import dev.rdmasim.ndk.NdkOpFlags;
 import java.util.List;
@@ -20,10 +21,23 @@ class TraceValuesTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"64, 64", "0x40, 64", "0X1f, 31", "64B, 64", "4KiB, 4096", "4kib, 4096", "1KB, 1000", "2MiB, 2097152",
-        "3MB, 3000000", "1GiB, 1073741824", "5GB, 5000000000", "2TiB, 2199023255552", "0, 0"})
+    @CsvSource({"64, 64", "0x40, 64", "0X1f, 31", "64B, 64", "4KiB, 4096", "4kib, 4096", "2MiB, 2097152",
+        "1GiB, 1073741824", "2TiB, 2199023255552", "0, 0"})
     void sizes(String text, long bytes) {
         assertThat(only("mr A.m pd=A.pd size=" + text).size("size")).isEqualTo(bytes);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"64KB, 64KiB, 65536", "1mb, 1MiB, 1048576", "3GB, 3GiB, 3221225472"})
+    void sizesTakeTheProfilesBinaryUnitsOnly(String text, String binary, long bytes) {
+        // One rule with profiles and --set: KB, MB, ... would be 1000 B to some readers and 1024 B to others.
+        assertThatThrownBy(() -> only("mr A.m pd=A.pd size=" + text)).isInstanceOf(TraceError.class).hasMessage(
+                "t.trace:2:21: expected a size such as 4KiB, got '" + text + "' (sizes take binary units: " + binary
+                        + " is " + bytes + " B; KB, MB, GB, ... are not used)");
+        assertThatThrownBy(() -> ValueType.BYTES.parse(text))
+                .hasMessageContaining("sizes take binary units: " + binary + " is " + bytes + " B");
+        assertThat(only("mr A.m pd=A.pd size=" + binary).size("size")).isEqualTo(bytes)
+                .isEqualTo(ValueType.BYTES.parse(binary));
     }
 
     @ParameterizedTest

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PcieBenchTest {
     private static final Profile DEFAULT = Profiles.load("default");
 
-    // ---- pcie-bench's analytic model (docs: ../shared/reference/hardware.md section 2), written out here ----------
+    // ---- pcie-bench's analytic model (Neugebauer et al., SIGCOMM 2018), written out here ----------
 
     /** Gen3: 8 GT/s per lane, 128b/130b. */
     private static double rawGbps(int lanes) {
