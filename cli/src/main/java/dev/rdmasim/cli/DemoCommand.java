@@ -25,10 +25,12 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "demo",
         mixinStandardHelpOptions = true,
-        description = {"Replays a shipped example trace (quickstart unless --example) with --vcd --timeline --pcap,",
-            "prints the replay's summary and where to look next: the waveform, the timeline, the packets,",
-            "the request narrated stage by stage, and the CSV files. --list shows the examples.",
-            "Subcommands: adapter (a WRITE stream on the adapter model itself) and kernel."},
+        description = {"Replays a shipped example trace with every output and says where to look next.",
+            "The example is quickstart unless --example names another (--list shows them all); it runs with --vcd"
+                + " --timeline --pcap, then the replay's summary is followed by where to look: the waveform, the"
+                + " timeline, the packets, the request narrated stage by stage, and the CSV files.",
+            "Subcommands: adapter (a WRITE stream on the adapter model itself) and kernel (the simulation kernel's"
+                + " own demonstration)."},
         subcommands = {DemoCommand.AdapterDemoCommand.class, DemoCommand.Kernel.class})
 final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     @CommandLine.Spec
@@ -93,8 +95,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
         if (code != 0) {
             return code;
         }
-        String cmd = Files.isRegularFile(Path.of("rdmasim")) && Files.isExecutable(Path.of("rdmasim"))
-                ? "./rdmasim" : "rdmasim";
+        String cmd = Main.command();
         o.println();
         List<String> lookAt = Examples.lookAt(name);
         if (!lookAt.isEmpty()) {
@@ -125,9 +126,10 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
 
     @Command(name = "adapter",
             mixinStandardHelpOptions = true,
-            description = {"Host A streams RDMA WRITEs to host B through two modeled adapters (PCIe link, WQE fetch,",
-                "payload DMA, RoCEv2 frames on a cable, responder DMA, ACKs, CQEs). Writes a waveform,",
-                "a packet capture and statistics, and shows where the time of a request goes."})
+            description = {"Streams RDMA WRITEs from host A to host B straight on the adapter model.",
+                "The WRITEs go through two modeled adapters (PCIe link, WQE fetch, payload DMA, RoCEv2 frames on a"
+                    + " cable, responder DMA, ACKs, CQEs). Writes a waveform, a packet capture and statistics, and"
+                    + " shows where the time of a request goes."})
     static final class AdapterDemoCommand implements Runnable {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -142,7 +144,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                 description = "Adapter profile: a shipped name (default, cx3-like, connectib-like, cx5-like, cx6-like) or a YAML file (default: ${DEFAULT-VALUE}).")
         String profile = "default";
 
-        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a profile parameter, e.g. --set pcie.mps=128 (repeatable).")
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = {"Override a profile parameter (repeatable).", "Example: --set pcie.mps=128"})
         java.util.List<String> overrides = new java.util.ArrayList<>();
 
         @Option(names = {"-s", "--size"}, paramLabel = "BYTES", description = "Message size in bytes (default: ${DEFAULT-VALUE}).")
@@ -198,8 +200,9 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
 
     @Command(name = "kernel",
             mixinStandardHelpOptions = true,
-            description = {"A producer on a 250 MHz clock feeds a 4-entry FIFO, a clock-domain crossing into 1 GHz,",
-                "a 3-cycle delay line and a consumer that stalls at random. Writes a waveform and statistics."})
+            description = {"Runs the simulation kernel's own demonstration and writes its waveform and statistics.",
+                "A producer on a 250 MHz clock feeds a 4-entry FIFO, a clock-domain crossing into 1 GHz, a 3-cycle"
+                    + " delay line and a consumer that stalls at random."})
     static final class Kernel implements Runnable {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;

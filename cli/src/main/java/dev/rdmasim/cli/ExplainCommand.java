@@ -31,8 +31,9 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "explain",
         mixinStandardHelpOptions = true,
-        description = {"Replays a trace and walks one initiator request through the adapters, stage by stage:",
-            "simulated time, time since the previous stage, the block that acted, and what it did."})
+        description = {"Replays a trace and narrates one initiator request through the adapters, stage by stage.",
+            "Each stage shows the simulated time, the time since the previous stage, the block that acted, and what"
+                + " it did (with the profile's figures that made it take that long)."})
 final class ExplainCommand implements Runnable {
 
     @CommandLine.Spec

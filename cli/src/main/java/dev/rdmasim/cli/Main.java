@@ -1,5 +1,9 @@
 package dev.rdmasim.cli;
 
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.CodeSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,7 +25,7 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns the exit code: 0 success, 2 usage error, 1 failure. */
     public static int execute(String... args) {
-        CommandLine cmd = new CommandLine(new Main());
+        CommandLine cmd = commandLine();
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
             if (ex instanceof UserError) {
                 line.getErr().println("rdmasim: " + ex.getMessage());
@@ -32,9 +36,41 @@ public final class Main implements Runnable {
         return cmd.execute(args);
     }
 
+    /** The command line with every subcommand, as {@link #execute} runs it. */
+    static CommandLine commandLine() {
+        return new CommandLine(new Main());
+    }
+
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** The system property through which the {@code ./rdmasim} launcher says how it was started. */
+    static final String COMMAND_PROPERTY = "rdmasim.command";
+
+    /**
+     * How the user starts this command, for the commands that hints print: what the launcher says it was started
+     * as ({@code ./rdmasim}, {@code ../rdmasim}, ...), else {@code java -jar} with this jar, else {@code rdmasim}
+     * (run from classes, as in the tests).
+     */
+    static String command() {
+        String launcher = System.getProperty(COMMAND_PROPERTY);
+        if (launcher != null && !launcher.isBlank()) {
+            return launcher;
+        }
+        try {
+            CodeSource source = Main.class.getProtectionDomain().getCodeSource();
+            if (source != null) {
+                Path where = Path.of(source.getLocation().toURI());
+                if (Files.isRegularFile(where)) {
+                    return "java -jar " + where;
+                }
+            }
+        } catch (URISyntaxException | RuntimeException e) {
+            // fall through: no better name than the command's own
+        }
+        return "rdmasim";
     }
 
     /** Version from the jar manifest, or "development" when run from classes. */

@@ -6,7 +6,7 @@ import picocli.CommandLine.Option;
 /** Options every command that writes a waveform and statistics shares (a picocli mixin). */
 final class OutputOptions {
     @Option(names = "--vcd-signals", paramLabel = "GLOB",
-            description = "Comma-separated globs of signal names to trace, e.g. 'nicA.tx.*' (default: all).")
+            description = {"Comma-separated globs of signal names to trace (default: all).", "Example: 'nicA.tx.*,nicA.pcie.*'"})
     String signals = "";
 
     @Option(names = "--stats", description = "Also print every statistic.")

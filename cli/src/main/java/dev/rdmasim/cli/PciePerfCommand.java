@@ -20,9 +20,10 @@ import picocli.CommandLine.Option;
 @Command(name = "perf",
         mixinStandardHelpOptions = true,
         description = {"PCIe DMA benchmark in the manner of pcie-bench (pcie_read, pcie_write).",
-            "The adapter's DMA engine streams DMA reads or writes of SIZE bytes to consecutive host addresses in a",
-            "1 MiB buffer, WINDOW outstanding; reports payload bandwidth and, for reads, the latency of reads issued",
-            "one at a time. Reached as 'rdmasim perf pcie_read|pcie_write' (PerfCommand hands these tests over)."})
+            "The adapter's DMA engine streams DMA reads or writes of SIZE bytes to consecutive host addresses in a"
+                + " 1 MiB buffer, WINDOW outstanding; reports payload bandwidth and, for reads, the latency of reads"
+                + " issued one at a time. Reached as 'perf pcie_read|pcie_write' (PerfCommand hands these tests"
+                + " over)."})
 final class PciePerfCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -49,7 +50,7 @@ final class PciePerfCommand implements Runnable {
             description = "Adapter profile: a shipped name or a YAML file (default: ${DEFAULT-VALUE}).")
     String profile = "default";
 
-    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override a profile parameter, e.g. --set pcie.mps=128 (repeatable).")
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = {"Override a profile parameter (repeatable).", "Example: --set pcie.mps=128"})
     List<String> overrides = new ArrayList<>();
 
     @Option(names = "--seed", paramLabel = "N", description = "Run seed: the data patterns (default: ${DEFAULT-VALUE}).")

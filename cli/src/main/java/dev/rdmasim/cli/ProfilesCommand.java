@@ -72,7 +72,7 @@ final class ProfilesCommand implements Runnable {
             o.println(p.name() + " ".repeat(width - p.name().length() + 2) + p.description());
         }
         o.println();
-        o.println("'rdmasim profiles show NAME|FILE' prints every value; --profile NAME|FILE selects one.");
+        o.println("'" + Main.command() + " profiles show NAME|FILE' prints every value; --profile NAME|FILE selects one.");
         o.flush();
     }
 
@@ -114,8 +114,9 @@ final class ProfilesCommand implements Runnable {
 
     @Command(name = "show",
             mixinStandardHelpOptions = true,
-            description = {"Prints every parameter of a profile: key, value (with its unit), base unit, description",
-                "and source, grouped by key prefix. '*' marks values that differ from the 'default' profile."})
+            description = {"Prints every parameter of a profile, grouped by key prefix.",
+                "Each has its key, value (with its unit), base unit, description and source. '*' marks values that"
+                    + " differ from the 'default' profile."})
     static final class Show implements Runnable {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;

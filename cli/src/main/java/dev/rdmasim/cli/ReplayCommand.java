@@ -24,9 +24,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "replay",
         mixinStandardHelpOptions = true,
         description = {"Replays a trace of NDK calls (docs/trace-format.md) against two modeled hosts and adapters.",
-            "Writes completions.csv, summary.json and lifecycle.csv into the output directory, and on request",
-            "wave.vcd (--vcd), timeline.json (--timeline, Chrome Trace Event format for Perfetto) and",
-            "wire.pcap (--pcap). A bad trace line is reported as FILE:LINE:COLUMN and nothing is written."})
+            "Writes completions.csv, summary.json and lifecycle.csv into the output directory, and on request"
+                + " wave.vcd (--vcd), timeline.json (--timeline, Chrome Trace Event format for Perfetto) and"
+                + " wire.pcap (--pcap). A bad trace line is reported as FILE:LINE:COLUMN and nothing is written."})
 final class ReplayCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

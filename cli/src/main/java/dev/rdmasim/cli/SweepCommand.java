@@ -32,11 +32,11 @@ import picocli.CommandLine.Parameters;
 /** {@code rdmasim sweep}: a design-space sweep of a perf test or a trace over parameter values (docs/sweep.md). */
 @Command(name = "sweep",
         mixinStandardHelpOptions = true,
-        description = {"Runs a perf test or a trace at every combination of parameter values",
-            "(the first --param outermost) and writes results.csv and results.json into",
-            "--out. Run the same command again after an interruption: only the missing",
-            "points run. Perf flags every point shares go after '--'",
-            "(--perf write_bw -- -n 20000) or in one string (--perf \"write_bw -n 20000\")."},
+        description = {"Runs a perf test or a trace at every combination of parameter values.",
+            "The first --param is outermost. Writes results.csv, results.json, plots and report.md into --out. Run"
+                + " the same command again after an interruption: only the missing points run.",
+            "Perf flags every point shares go after '--' (--perf write_bw -- -n 20000) or in one string"
+                + " (--perf \"write_bw -n 20000\")."},
         footer = {"", "Examples:",
             "  rdmasim sweep --param qp.initiatorQueueDepth=1..256*2 \\",
             "      --param qp.inlineDataSize=0,64 --perf write_bw --out depth-inline \\",
@@ -48,9 +48,9 @@ final class SweepCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--param", paramLabel = "KEY=VALUES",
-            description = "A swept key and its values (repeatable): a profile parameter (pcie.mps=128,256), a QP"
-                    + " parameter (qp.inlineDataSize=0..256+64) or a perf flag (-s=64,4096). Values: a comma-separated"
-                    + " list of values and ranges FROM..TO*FACTOR or FROM..TO+STEP (1..1024*2).")
+            description = {"A swept key and its values (repeatable): a profile parameter, a QP parameter or a perf flag."
+                    + " Values: a comma-separated list of values and of ranges, FROM..TO*FACTOR or FROM..TO+STEP.",
+                "Examples: pcie.mps=128,256", "  qp.inlineDataSize=0..256+64", "  -s=64,4096", "  -t=1..1024*2"})
     List<String> params = new ArrayList<>();
 
     @Option(names = "--perf", paramLabel = "TEST",
@@ -87,7 +87,7 @@ final class SweepCommand implements Callable<Integer> {
             description = "Where points run: local (threads of this machine) or another engine (default: ${DEFAULT-VALUE}).")
     String executor = "local";
 
-    @Option(names = "--members", paramLabel = "HOST:PORT", split = ",",
+    @Option(names = "--members", paramLabel = "HOST:PORT,...", split = ",", hideParamSyntax = true,
             description = "Machines of a distributed executor, comma-separated.")
     List<String> members = new ArrayList<>();
 
@@ -95,9 +95,13 @@ final class SweepCommand implements Callable<Integer> {
             description = "Output directory; a rerun into the same directory resumes the sweep.")
     Path out;
 
+    /** The plots and the report the finishers wrote, for the summary. */
+    private final List<Path> written = new ArrayList<>();
+
     /** What writes more outputs once results.csv and results.json are there: the plots, then the report. */
-    static List<Sweep.Finisher> finishers() {
-        return List.of(Plots::write, Report::write);
+    List<Sweep.Finisher> finishers() {
+        return List.of((dir, results) -> written.addAll(Plots.write(dir, results)),
+                (dir, results) -> written.add(Report.write(dir, results)));
     }
 
     @Override
@@ -212,6 +216,22 @@ final class SweepCommand implements Callable<Integer> {
         best(o, r.results());
         o.printf(Locale.ROOT, "  results         %s%n", r.csv());
         o.printf(Locale.ROOT, "                  %s%n", r.json());
+        for (Path f : written) {
+            String name = f.getFileName().toString();
+            if (name.endsWith(".md")) {
+                o.printf(Locale.ROOT, "  report          %s   (what the sweep shows, with the plots)%n", f);
+            }
+        }
+        String label = "  plots           ";
+        for (Path f : written) {
+            String name = f.getFileName().toString();
+            if (name.endsWith(".png")) {
+                String svg = name.substring(0, name.length() - 4) + ".svg";
+                boolean both = written.stream().anyMatch(g -> g.getFileName().toString().equals(svg));
+                o.printf(Locale.ROOT, "%s%s%s%n", label, f, both ? "   (and .svg)" : "");
+                label = "                  ";
+            }
+        }
         o.flush();
     }
 

@@ -15,12 +15,11 @@ import picocli.CommandLine.Option;
 /** {@code rdmasim worker}: a Hazelcast member that runs the points of sweeps started on other machines. */
 @Command(name = "worker",
         mixinStandardHelpOptions = true,
-        description = {"Runs the points of sweeps started elsewhere with",
-            "'rdmasim sweep --executor hazelcast --members HOST:PORT,...'.",
-            "Joins the workers given with --members (or starts a cluster), prints where it",
-            "listens, and runs until interrupted: Ctrl-C leaves the cluster cleanly and the",
-            "points it was running go to the other workers. Every machine needs the same",
-            "rdmasim jar (see docs/sweep-distributed.md)."})
+        description = {"Runs the points of sweeps started on other machines.",
+            "Sweeps reach it with 'sweep --executor hazelcast --members HOST:PORT,...'. It joins the workers given"
+                + " with --members (or starts a cluster), prints where it listens, and runs until interrupted:"
+                + " Ctrl-C leaves the cluster cleanly and the points it was running go to the other workers.",
+            "Every machine needs the same rdmasim jar (see docs/sweep-distributed.md)."})
 final class WorkerCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -29,7 +28,7 @@ final class WorkerCommand implements Callable<Integer> {
             description = "TCP port to listen on (default: ${DEFAULT-VALUE}); other workers and sweeps connect to it.")
     int port;
 
-    @Option(names = "--members", split = ",", paramLabel = "HOST:PORT",
+    @Option(names = "--members", split = ",", paramLabel = "HOST:PORT,...", hideParamSyntax = true,
             description = "Workers to join, comma-separated (one running worker is enough; default: start a cluster).")
     List<String> members = new ArrayList<>();
 

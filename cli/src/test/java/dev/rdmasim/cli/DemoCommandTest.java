@@ -52,6 +52,24 @@ class DemoCommandTest {
     }
 
     @Test
+    void theHintsNameTheCommandAsTheLauncherStartedIt() {
+        // ./rdmasim passes how it was started; there is no 'rdmasim' on PATH to run otherwise.
+        System.setProperty(Main.COMMAND_PROPERTY, "../rdmasim");
+        try {
+            Path out = dir.resolve("hints");
+            Cli r = Cli.run("demo", "--out", out.toString());
+            assertThat(r.code()).as(r.err()).isZero();
+            String trace = out.resolve("quickstart.trace").toString();
+            assertThat(r.out()).contains("../rdmasim explain " + trace + " --request 1", "(then: ../rdmasim replay " + trace + ")",
+                    "../rdmasim demo --list, then ../rdmasim demo --example NAME");
+            Cli profiles = Cli.run("profiles");
+            assertThat(profiles.out()).contains("'../rdmasim profiles show NAME|FILE' prints every value");
+        } finally {
+            System.clearProperty(Main.COMMAND_PROPERTY);
+        }
+    }
+
+    @Test
     void everySignalOfTheSaveFileIsInTheWaveform() throws IOException {
         Path out = dir.resolve("demo");
         assertThat(Cli.run("demo", "--out", out.toString()).code()).isZero();

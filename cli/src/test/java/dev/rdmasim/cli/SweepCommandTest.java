@@ -44,7 +44,17 @@ class SweepCommandTest {
         assertThat(r.err()).isEmpty();
         assertThat(r.out()).contains("sweep write_bw on default: 4 points = qp.inlineDataSize (2 values) x -t (2 values)",
                 "ran             4 points (0 already done) on local, 2 threads in ", "best (highest)  bw_avg_gbps ",
-                "results         " + dir.resolve("a/results.csv"), dir.resolve("a/results.json").toString());
+                "results         " + dir.resolve("a/results.csv"), dir.resolve("a/results.json").toString(),
+                "report          " + dir.resolve("a/report.md") + "   (what the sweep shows, with the plots)",
+                "plots           " + dir.resolve("a/throughput-vs-depth.png") + "   (and .svg)");
+        for (String line : r.out().lines().toList()) {
+            // Every file the summary names is there.
+            String[] words = line.trim().split("\\s+");
+            if (line.startsWith("  report") || line.startsWith("  plots") || line.startsWith("                  ")) {
+                assertThat(Path.of(words[words.length > 1 && (words[0].equals("report") || words[0].equals("plots")) ? 1 : 0]))
+                        .as(line).isRegularFile();
+            }
+        }
         for (String f : new String[] {"results.csv", "results.json", "sweep.json", "points/000003.json"}) {
             assertThat(dir.resolve("a").resolve(f)).isRegularFile();
         }
