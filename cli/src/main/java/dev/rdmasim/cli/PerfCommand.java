@@ -30,9 +30,9 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         modelTransformer = PerfCommand.Flags.class,
         description = {"Runs a perftest workload (bw or lat, send/write/read) on two modeled hosts.",
-            "Host A (client) connects -q QPs to host B (server) through the NDK calls,",
-            "then streams (bw) or ping-pongs (lat) for each size. Prints perftest's",
-            "table, or one JSON object per size with --json. Times are simulated."})
+            "Host A (client) connects -q QPs to host B (server) through the NDK calls, then streams (bw) or"
+                + " ping-pongs (lat) for each size. Prints perftest's table, or one JSON object per size with --json."
+                + " Times are simulated."})
 final class PerfCommand implements Callable<Integer> {
     private static final String LINE = "-".repeat(95);
 
@@ -40,9 +40,9 @@ final class PerfCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "TEST",
-            description = {"send_bw, write_bw, read_bw, send_lat, write_lat or read_lat;",
-                "or pcie_read / pcie_write: the adapter's DMA engine streams reads or writes of -s bytes over PCIe,",
-                "as pcie-bench does from the device side (-s 64..65536, -a 64 B..4 KiB, --window)."})
+            description = {"send_bw, write_bw, read_bw, send_lat, write_lat or read_lat; or pcie_read or pcie_write:"
+                + " the adapter's DMA engine streams reads or writes of -s bytes over PCIe, as pcie-bench does from"
+                + " the device side (-s from 64 to 65536 B; -a: 64 B to 4 KiB; --window)."})
     String test;
 
     @Option(names = "--window", paramLabel = "N",
@@ -54,7 +54,7 @@ final class PerfCommand implements Callable<Integer> {
     String profile = "default";
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
-            description = "Override a profile parameter, e.g. --set host.mmioStoreTime=100ns (repeatable).")
+            description = {"Override a profile parameter (repeatable).", "Example: --set host.mmioStoreTime=100ns"})
     List<String> overrides = new ArrayList<>();
 
     @Option(names = "--seed", paramLabel = "N", description = "Run seed (default: ${DEFAULT-VALUE}).")
@@ -86,7 +86,7 @@ final class PerfCommand implements Callable<Integer> {
         ObjectMapper mapper = new ObjectMapper();
         long[] sizesDone = {0};
         try (ProgressDisplay bar = new ProgressDisplay("perf " + options.test().label(), "sizes", true)) {
-            bar.total(options.sizes().size());
+            bar.total(work(options));
             Perf.run(options, r -> {
                 bar.println(out, json ? toJson(mapper, r) : row(r));
                 bar.step(++sizesDone[0]);
@@ -104,6 +104,19 @@ final class PerfCommand implements Callable<Integer> {
             out.flush();
         }
         return 0;
+    }
+
+    /**
+     * What each size costs to simulate, roughly: every message (or round trip) is a few events, and every packet
+     * (an MTU of payload) a few more, so -a's 8 MiB size weighs thousands of times its 2 B one.
+     */
+    static double[] work(PerfOptions options) {
+        double mtu = options.mtu();
+        double[] w = new double[options.sizes().size()];
+        for (int i = 0; i < w.length; i++) {
+            w[i] = options.iterations() * (1 + Math.ceil(options.sizes().get(i) / mtu));
+        }
+        return w;
     }
 
     /** The flags as checked options; any mistake is a {@link UserError} naming the flag. */

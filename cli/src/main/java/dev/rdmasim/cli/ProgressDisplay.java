@@ -2,11 +2,14 @@ package dev.rdmasim.cli;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Optional;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBarStyle;
+import me.tongfei.progressbar.ProgressState;
 
 /**
  * A progress bar for long runs: shown on a terminal (on stderr) once a run has taken more than a second, never when
@@ -23,6 +26,7 @@ final class ProgressDisplay implements AutoCloseable {
     private final DelayedConsole console;
     private final ProgressBar bar;
     private long sinceCheck;
+    private volatile WorkEstimate estimate;
 
     /** Fine progress counting {@code unit}, with its rate (calls/s), if the output is a terminal. */
     ProgressDisplay(String task, String unit) {
@@ -48,7 +52,8 @@ final class ProgressDisplay implements AutoCloseable {
         console = new DelayedConsole(terminal, width, showAfterNs, coarse);
         // Continuous updates: the elapsed time keeps moving while a long step runs.
         ProgressBarBuilder b = new ProgressBarBuilder().setTaskName(task).setInitialMax(-1).setUnit(" " + unit, 1)
-                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).continuousUpdate().setConsumer(console);
+                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).continuousUpdate().setConsumer(console)
+                .setEtaFunction(this::eta);
         bar = (coarse ? b : b.showSpeed()).build();
     }
 
@@ -57,6 +62,29 @@ final class ProgressDisplay implements AutoCloseable {
         if (bar != null) {
             bar.maxHint(n);
         }
+    }
+
+    /**
+     * The steps' estimated work, when they differ ({@code work.length} steps): the time left follows the work left
+     * at the last step's rate instead of the steps left at the average rate.
+     */
+    void total(double[] work) {
+        total(work.length);
+        estimate = new WorkEstimate(work, System.nanoTime());
+    }
+
+    /** The time left as the bar shows it: from the work estimate when there is one, else by steps. */
+    private Optional<Duration> eta(ProgressState s) {
+        WorkEstimate e = estimate;
+        if (e != null) {
+            return e.left(System.nanoTime());
+        }
+        long current = s.getCurrent() - s.getStart();
+        long max = s.getMax() - s.getStart();
+        if (max <= 0 || current <= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(s.getElapsedAfterStart().dividedBy(current).multipliedBy(max - current));
     }
 
     /** Fine-grained progress (calls of a replay): passed on every {@value #CHECK_EVERY} calls. */
@@ -72,6 +100,10 @@ final class ProgressDisplay implements AutoCloseable {
     /** Coarse progress (sizes of a perf run): passed on at once. */
     void step(long done) {
         if (bar != null) {
+            WorkEstimate e = estimate;
+            if (e != null) {
+                e.stepsDone((int) done, System.nanoTime());
+            }
             bar.stepTo(done);
         }
     }
