@@ -45,8 +45,16 @@ public final class ExternalTool {
      * @param installedBy the package that provides it, named in the message
      */
     public static Path require(String name, String installedBy) {
-        return require(name, installedBy, System.getenv("PATH"), required(System.getProperty(REQUIRE_PROPERTY),
-                System.getenv(REQUIRE_ENV)));
+        try {
+            return require(name, installedBy, System.getenv("PATH"), required(System.getProperty(REQUIRE_PROPERTY),
+                    System.getenv(REQUIRE_ENV)));
+        } catch (TestAbortedException e) {
+            // Maven's console shows a skipped count, not the reason: say it once per tool.
+            if (REPORTED.add(name)) {
+                System.err.println("[rdmasim tests] " + e.getMessage());
+            }
+            throw e;
+        }
     }
 
     /** {@link #require(String, String)} with the search path and the setting given: what the tests of this class use. */
@@ -60,11 +68,7 @@ public final class ExternalTool {
             throw new AssertionFailedError(missing + "; this run requires the external tools (" + REQUIRE_PROPERTY
                     + " or " + REQUIRE_ENV + " is set), so the test fails instead of being skipped");
         }
-        String skipped = missing + ": the tests that need it are skipped";
-        if (REPORTED.add(name)) {
-            System.err.println("[rdmasim tests] " + skipped);
-        }
-        throw new TestAbortedException(skipped);
+        throw new TestAbortedException(missing + ": the tests that need it are skipped");
     }
 
     /** Whether the property's or the environment variable's value asks for the tools (true, 1, yes). */
