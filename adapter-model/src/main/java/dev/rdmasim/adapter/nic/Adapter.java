@@ -143,6 +143,19 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
     private final Counter wqeFetches;
     private final Counter wqesParsed;
     private final Counter badWqes;
+    final Counter events;
+    final Counter interrupts;
+
+    /** A statistics and waveform scope named as the block that owns its figures. */
+    private static final class Block extends Module {
+        Block(Module parent, String name) {
+            super(parent, name);
+        }
+
+        Signal wave(String localName, int width) {
+            return signal(localName, width);
+        }
+    }
 
     public Adapter(Simulator sim, String name, Profile profile, HostMemory memory, long mac, int ip) {
         super(sim, name);
@@ -176,15 +189,16 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
                 profile.getInt(NIC_MTT_CACHE_ENTRIES), profile.getInt(NIC_MTT_CACHE_WAYS),
                 pcie.dma().addChannel("keyFill", readQueue), 16, cachePolicy());
         keys.onFill(this::ready);
-        qpcCache = new SetAssocCache(this, "qpcCache", profile.getInt(NIC_QPC_CACHE_ENTRIES),
+        Block ctxBlock = new Block(this, "ctx");
+        qpcCache = new SetAssocCache(ctxBlock, "qpcCache", profile.getInt(NIC_QPC_CACHE_ENTRIES),
                 profile.getInt(NIC_QPC_CACHE_WAYS), QP_CONTEXT_BYTES, cachePolicy());
         qpcCache.keepEvictedLines();
         writeBackChannel = pcie.dma().addChannel("contextWriteBack", writeQueue);
         for (int i = 0; i < writeBacks.length; i++) {
             writeBacks[i] = new DmaRequest();
         }
-        contextWriteBacks = stats().counter("contextWriteBacks", "lines", "QP contexts written back to context memory on eviction");
-        droppedWriteBacks = stats().counter("droppedWriteBacks", "lines",
+        contextWriteBacks = ctxBlock.stats().counter("contextWriteBacks", "lines", "QP contexts written back to context memory on eviction");
+        droppedWriteBacks = ctxBlock.stats().counter("droppedWriteBacks", "lines",
                 "evictions whose write-back found every write-back buffer busy (traffic not modeled)");
         fetchMaxBbs = Math.max(1, profile.getInt(NIC_WQE_FETCH_MAX_BYTES) / SendWqeBuilder.BB);
         parseCycles = profile.getInt(NIC_WQE_PARSE_CYCLES);
@@ -200,9 +214,26 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
             fetchReads[i] = new DmaRequest();
             fetchQpn[i] = -1;
         }
-        fetchBusy = new Busy(this, clock, signal("fetchBusy", 1));
-        parseBusy = new Busy(new Module(this, "parse") {
-        }, clock, signal("parseBusy", 1));
+        Block dbBlock = new Block(this, "db");
+        doorbells = dbBlock.stats().counter("doorbells", "MMIOs", "8-byte send doorbells received");
+        blueflames = dbBlock.stats().counter("blueflames", "WQEs", "WQEs received whole by BlueFlame (no fetch)");
+        Block creditBlock = new Block(this, "credits");
+        wqeCacheUsed = creditBlock.stats().timeAverage("wqeCacheUsed", "BBs", "WQE cache blocks reserved by fetches or holding unparsed WQEs");
+        inlineUsed = creditBlock.stats().timeAverage("inlineUsed", "bytes", "inline buffer bytes holding payload of unacknowledged requests");
+        inlineSignal = creditBlock.wave("inlineUsed", 32);
+        wqeCacheSignal = creditBlock.wave("wqeCacheUsed", 24);
+        Block fetchBlock = new Block(this, "fetch");
+        fetchBusy = new Busy(fetchBlock, clock, fetchBlock.wave("busy", 1));
+        wqeFetches = fetchBlock.stats().counter("wqeFetches", "reads", "DMA reads of send-ring basic blocks");
+        wqeCacheStalls = fetchBlock.stats().counter("wqeCacheStalls", "events", "times a fetch waited for WQE cache space");
+        Block parseBlock = new Block(this, "parse");
+        parseBusy = new Busy(parseBlock, clock, parseBlock.wave("busy", 1));
+        wqesParsed = parseBlock.stats().counter("wqesParsed", "WQEs", "send WQEs parsed");
+        badWqes = parseBlock.stats().counter("badWqes", "WQEs", "WQEs that failed validation");
+        inlineStalls = parseBlock.stats().counter("inlineStalls", "events", "times the parser waited for inline buffer space");
+        Block eqBlock = new Block(this, "eq");
+        events = eqBlock.stats().counter("events", "EQEs", "event queue entries written (completion, CQ error, command, QP1 receive)");
+        interrupts = eqBlock.stats().counter("interrupts", "messages", "MSI-X messages sent");
         parseResume = sim.event(name + ".parse", this::parse);
         fetchStep = sim.event(name + ".fetch", this::fetchOne);
         fetchChannel.setRetry(this::onFetchRetry);
@@ -213,17 +244,6 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         cacheWaiters = new IntRing(16);
         inlineBytes = profile.getLong(NIC_INLINE_BUFFER_BYTES);
         inlineFree = inlineBytes;
-        wqeCacheUsed = stats().timeAverage("wqeCacheUsed", "BBs", "WQE cache blocks reserved by fetches or holding unparsed WQEs");
-        inlineUsed = stats().timeAverage("inlineUsed", "bytes", "inline buffer bytes holding payload of unacknowledged requests");
-        inlineStalls = stats().counter("inlineStalls", "events", "times the parser waited for inline buffer space");
-        wqeCacheStalls = stats().counter("wqeCacheStalls", "events", "times a fetch waited for WQE cache space");
-        inlineSignal = signal("inlineUsed", 32);
-        wqeCacheSignal = signal("wqeCacheUsed", 24);
-        doorbells = stats().counter("doorbells", "MMIOs", "8-byte send doorbells received");
-        blueflames = stats().counter("blueflames", "WQEs", "WQEs received whole by BlueFlame (no fetch)");
-        wqeFetches = stats().counter("wqeFetches", "reads", "DMA reads of send-ring basic blocks");
-        wqesParsed = stats().counter("wqesParsed", "WQEs", "send WQEs parsed");
-        badWqes = stats().counter("badWqes", "WQEs", "WQEs that failed validation");
         int txSlots = profile.getInt(NIC_TX_SLOTS);
         cqe = new CqeWriter(this, clock, pcie.dma().addChannel("cqe", writeQueue), pcie.dma().addChannel("event", 16),
                 64, profile.getInt(NIC_CQE_CYCLES), profile.getInt(NIC_CQC_CACHE_ENTRIES), profile.getInt(NIC_CQC_CACHE_WAYS));
@@ -840,6 +860,12 @@ public final class Adapter extends Module implements MmioTarget, DmaCallback {
         long a = eqBase + (eqProducer & ((1L << eqLogSize) - 1)) * Eqe.SIZE;
         eqProducer++;
         return a;
+    }
+
+    /** Counts one event-queue entry and its MSI-X message. */
+    void countEvent() {
+        events.inc();
+        interrupts.inc();
     }
 
     long msixAddress() {

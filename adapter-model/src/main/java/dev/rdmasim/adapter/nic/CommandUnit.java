@@ -167,6 +167,7 @@ final class CommandUnit extends Module implements DmaCallback {
         eqeWrite.write(nic.nextEqeAddress(), eqe, 0, Eqe.SIZE, this, EVENT, false);
         BigEndian.putI32(msi, 0, 0);
         msiWrite.write(nic.msixAddress(), msi, 0, msi.length, this, INTERRUPT, false);
+        nic.countEvent();
         submit(outputWrite);
         submit(eqeWrite);
         submit(msiWrite);

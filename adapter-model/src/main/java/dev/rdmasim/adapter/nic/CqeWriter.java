@@ -81,8 +81,6 @@ final class CqeWriter extends Module implements DmaCallback {
     private final Counter written;
     private final Counter errors;
     private final Counter overflows;
-    private final Counter events;
-    private final Counter interrupts;
     private final TimeAverage queued;
     private final Signal queuedSignal;
 
@@ -107,8 +105,6 @@ final class CqeWriter extends Module implements DmaCallback {
         written = stats().counter("cqes", "CQEs", "CQEs written to host memory");
         errors = stats().counter("errorCqes", "CQEs", "error CQEs written");
         overflows = stats().counter("overflows", "CQEs", "CQEs dropped because their CQ was full");
-        events = stats().counter("events", "EQEs", "event queue entries written");
-        interrupts = stats().counter("interrupts", "messages", "MSI-X messages sent");
         queued = stats().timeAverage("queued", "jobs", "completions waiting to be written");
         queuedSignal = signal("queued", 8);
     }
@@ -417,10 +413,9 @@ final class CqeWriter extends Module implements DmaCallback {
             Eqe.writeCompletion(eqeBuf, 0, eventCqn, owner);
         }
         eqeWrite.write(eqAddr, eqeBuf, 0, Eqe.SIZE, this, -2, false);
-        events.inc();
+        nic.countEvent();
         BigEndian.putI32(msiBuf, 0, 0);
         msiWrite.write(nic.msixAddress(), msiBuf, 0, 4, this, -3, false);
-        interrupts.inc();
         // Events are rare (one per arm) and have their own channel, deep enough for both writes.
         if (!(eventChannel.submit(eqeWrite) && eventChannel.submit(msiWrite))) {
             throw new InvariantViolation(fullName() + ": event channel full");

@@ -335,6 +335,7 @@ public final class GsiUnit extends Module implements DmaCallback {
         Eqe.writeQpEvent(eqeBuf[s], 0, EVENT_TYPE, QPN, nic.eqOwnerBit());
         submit(eqeWrite[s].write(nic.nextEqeAddress(), eqeBuf[s], 0, Eqe.SIZE, this, s, false).notBefore(t));
         submit(msiWrite[s].write(nic.msixAddress(), msiBuf[s], 0, 4, this, s, false).notBefore(t));
+        nic.countEvent();
     }
 
     private int freeStage() {
