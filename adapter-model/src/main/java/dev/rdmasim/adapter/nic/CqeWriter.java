@@ -1,12 +1,10 @@
 package dev.rdmasim.adapter.nic;
 
 import dev.rdmasim.adapter.cache.SetAssocCache;
-import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.Doorbells;
-import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.pcie.DmaCallback;
-import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
@@ -57,8 +55,10 @@ final class CqeWriter extends Module implements DmaCallback {
     private int count;
     private final Busy busy;
     private final int cqeCycles;
-    private final DmaChannel channel;
-    private final DmaChannel eventChannel;
+    private final DmaPort port;
+    private final DmaPort eventPort;
+    /** Both writes of an event leaving may let a waiting CQE go. */
+    private final EventQueueUnit.Listener eventSent = interrupt -> pump();
     private final SetAssocCache cqcCache;
     /** Jobs from head that have been processed (CQE write issued, or dropped); the rest wait. */
     private int issued;
@@ -66,29 +66,22 @@ final class CqeWriter extends Module implements DmaCallback {
     private int unsent;
     private final DmaRequest ctxRead = new DmaRequest();
     private final DmaRequest dbRead = new DmaRequest();
-    private static final int EVENT_SLOTS = 8;
-    private final DmaRequest[] eqeWrites = new DmaRequest[EVENT_SLOTS];
-    private final DmaRequest[] msiWrites = new DmaRequest[EVENT_SLOTS];
-    private final byte[][] eqeBufs = new byte[EVENT_SLOTS][Eqe.SIZE];
-    private int nextEvent;
     private final byte[] dbBuf = new byte[Doorbells.CQ_RECORD_SIZE];
-    private final byte[] msiBuf = new byte[4];
     /** Inside {@link #pump()}'s loop: calls from below only add work for it. */
     private boolean pumping;
     private final Event resume;
     private boolean waiting;
-    private boolean submitBlocked;
     private final Counter written;
     private final Counter errors;
     private final Counter overflows;
     private final TimeAverage queued;
     private final Signal queuedSignal;
 
-    CqeWriter(Adapter nic, ClockDomain clock, DmaChannel channel, DmaChannel eventChannel, int depth, int cqeCycles, int cqcEntries, int cqcWays) {
+    CqeWriter(Adapter nic, ClockDomain clock, DmaPort port, DmaPort eventPort, int depth, int cqeCycles, int cqcEntries, int cqcWays) {
         super(nic, "cqe");
         this.nic = nic;
-        this.channel = channel;
-        this.eventChannel = eventChannel;
+        this.port = port;
+        this.eventPort = eventPort;
         this.cqeCycles = cqeCycles;
         jobs = new Job[depth];
         for (int i = 0; i < depth; i++) {
@@ -97,11 +90,7 @@ final class CqeWriter extends Module implements DmaCallback {
         busy = new Busy(this, clock, signal("busy", 1));
         resume = sim().event(fullName() + ".step", this::pump);
         cqcCache = new SetAssocCache(this, "cqcCache", cqcEntries, cqcWays, 64, nic.cachePolicy());
-        for (int i = 0; i < EVENT_SLOTS; i++) {
-            eqeWrites[i] = new DmaRequest();
-            msiWrites[i] = new DmaRequest();
-        }
-        channel.setRetry(this::onRetry);
+        port.onReady(this::pump);
         written = stats().counter("cqes", "CQEs", "CQEs written to host memory");
         errors = stats().counter("errorCqes", "CQEs", "error CQEs written");
         overflows = stats().counter("overflows", "CQEs", "CQEs dropped because their CQ was full");
@@ -181,7 +170,7 @@ final class CqeWriter extends Module implements DmaCallback {
         }
         pumping = true;
         try {
-            while (!waiting && issued < count && !submitBlocked) {
+            while (!waiting && issued < count && !port.blocked()) {
                 if (busy.deferWhileBusy(nic.at(), resume)) {
                     break;
                 }
@@ -202,8 +191,8 @@ final class CqeWriter extends Module implements DmaCallback {
         if (r < 0) {
             if (r <= -3) {
                 waiting = true;
-                ctxRead.read(nic.cqContextAddress(j.cqn), cqcCache.line(SetAssocCache.missSlot(r)), 0, 64, this, SetAssocCache.missSlot(r));
-                submit(ctxRead.notBefore(t));
+                ctxRead.read(nic.contexts.cqContextAddress(j.cqn), cqcCache.line(SetAssocCache.missSlot(r)), 0, 64, this, SetAssocCache.missSlot(r));
+                port.send(ctxRead.notBefore(t));
             } else {
                 waiting = true;
             }
@@ -219,7 +208,7 @@ final class CqeWriter extends Module implements DmaCallback {
         if (cq.producer - cq.consumerKnown >= cq.size()) {
             waiting = true;
             dbRead.read(cq.dbRecord, dbBuf, 0, dbBuf.length, this, -1);
-            submit(dbRead.notBefore(t));
+            port.send(dbRead.notBefore(t));
             return;
         }
         int owner = Cqe.ownerBit(cq.producer, cq.logSize);
@@ -237,7 +226,7 @@ final class CqeWriter extends Module implements DmaCallback {
         j.write.write(addr, j.cqe, 0, Cqe.SIZE, this, index, true);
         issued++;
         unsent++;
-        submit(j.write.notBefore(t));
+        port.send(j.write.notBefore(t));
         boolean matches = cq.armed && (!cq.armSolicitedOnly || j.solicited || j.syndrome != 0);
         if (matches) {
             // One-shot: the arm is used up; moderation may hold the event back.
@@ -260,25 +249,6 @@ final class CqeWriter extends Module implements DmaCallback {
         }
     }
 
-    private void submit(DmaRequest r) {
-        if (!channel.submit(r)) {
-            submitBlocked = true;
-            blocked = r;
-        }
-    }
-
-    private DmaRequest blocked;
-
-    private void onRetry() {
-        if (submitBlocked) {
-            submitBlocked = false;
-            DmaRequest r = blocked;
-            blocked = null;
-            submit(r);
-        }
-        pump();
-    }
-
     @Override
     public void readDone(DmaRequest r) {
         waiting = false;
@@ -290,8 +260,8 @@ final class CqeWriter extends Module implements DmaCallback {
             if (cq.producer - cq.consumerKnown >= cq.size()) {
                 cq.overflowed = true;
                 overflows.inc();
-                nic.cqOverflowed(cq);
-                raiseEvent(cq.cqn, Eqe.TYPE_CQ_ERROR);
+                nic.firmware.cqOverflowed(cq);
+                nic.eq.cqError(eventPort, cq.cqn, eventSent);
             }
         }
         pump();
@@ -305,7 +275,7 @@ final class CqeWriter extends Module implements DmaCallback {
             // The CQE's TLPs have left: an EQE and MSI-X issued now follow it on the link.
             if (j.raiseAfter) {
                 j.raiseAfter = false;
-                raiseEvent(j.eventCqnAfter, Eqe.TYPE_COMPLETION);
+                nic.eq.completion(eventPort, j.eventCqnAfter, eventSent);
             }
         }
         pump();
@@ -367,7 +337,15 @@ final class CqeWriter extends Module implements DmaCallback {
                 return;
             }
         }
-        raiseEvent(cqn, Eqe.TYPE_COMPLETION);
+        nic.eq.completion(eventPort, cqn, eventSent);
+    }
+
+    /** The arm doorbell of {@code cq} with its arm word (command, sequence, consumer index). */
+    void arm(Cq cq, int word) {
+        cq.armed = true;
+        cq.armSolicitedOnly = Doorbells.armCmd(word) == Doorbells.ARM_CMD_SOLICITED;
+        cq.armSequence = Doorbells.armSequence(word);
+        armed(cq, Doorbells.armConsumerIndex(word));
     }
 
     /**
@@ -392,33 +370,6 @@ final class CqeWriter extends Module implements DmaCallback {
     void moderationExpired(Cq cq) {
         if (cq.eventHeld) {
             releaseHeldEvent(cq);
-        }
-    }
-
-    /** Writes an EQE and its MSI-X message (event queue 0, vector 0). */
-    private void raiseEvent(int eventCqn, int eventType) {
-        int e = nextEvent;
-        nextEvent = (nextEvent + 1) % EVENT_SLOTS;
-        DmaRequest eqeWrite = eqeWrites[e];
-        DmaRequest msiWrite = msiWrites[e];
-        byte[] eqeBuf = eqeBufs[e];
-        if (eqeWrite.inEngine() || msiWrite.inEngine()) {
-            throw new InvariantViolation(fullName() + ": more than " + EVENT_SLOTS + " events in flight");
-        }
-        int owner = nic.eqOwnerBit();
-        long eqAddr = nic.nextEqeAddress();
-        if (eventType == Eqe.TYPE_CQ_ERROR) {
-            Eqe.writeCqError(eqeBuf, 0, eventCqn, Eqe.CQ_ERROR_OVERRUN, owner);
-        } else {
-            Eqe.writeCompletion(eqeBuf, 0, eventCqn, owner);
-        }
-        eqeWrite.write(eqAddr, eqeBuf, 0, Eqe.SIZE, this, -2, false);
-        nic.countEvent();
-        BigEndian.putI32(msiBuf, 0, 0);
-        msiWrite.write(nic.msixAddress(), msiBuf, 0, 4, this, -3, false);
-        // Events are rare (one per arm) and have their own channel, deep enough for both writes.
-        if (!(eventChannel.submit(eqeWrite) && eventChannel.submit(msiWrite))) {
-            throw new InvariantViolation(fullName() + ": event channel full");
         }
     }
 }

@@ -6,7 +6,7 @@ import static dev.rdmasim.adapter.config.Parameters.NIC_TX_PACKET_CYCLES;
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.pcie.DmaCallback;
-import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.adapter.wire.CmMad;
 import dev.rdmasim.adapter.wire.Frame;
@@ -74,7 +74,7 @@ public final class GsiUnit extends Module implements DmaCallback {
     private static final int DOORBELL_RECV = 8;
 
     private final Adapter nic;
-    private final DmaChannel channel;
+    private final DmaPort dma;
     private final long doorbellPage;
     private final Busy txBusy;
     private final Busy rxBusy;
@@ -106,17 +106,13 @@ public final class GsiUnit extends Module implements DmaCallback {
 
     // Receive staging.
     private final byte[][] stageBuf = new byte[STAGES][RECV_SLOT];
-    private final byte[][] eqeBuf = new byte[STAGES][Eqe.SIZE];
-    private final byte[][] msiBuf = new byte[STAGES][4];
     private final DmaRequest[] madWrite = new DmaRequest[STAGES];
-    private final DmaRequest[] eqeWrite = new DmaRequest[STAGES];
-    private final DmaRequest[] msiWrite = new DmaRequest[STAGES];
+    /** Per stage: its event's interrupt has left, so its buffers are free. */
+    private final EventQueueUnit.Listener[] stageFreed = new EventQueueUnit.Listener[STAGES];
     private final boolean[] stageBusy = new boolean[STAGES];
     private int staged;
-    /** Requests refused by a full channel, in order; at most three per stage plus the send engine's one. */
-    private final DmaRequest[] backlog = new DmaRequest[3 * STAGES + 1];
-    private int backlogHead;
-    private int backlogCount;
+    /** Requests the DMA port may hold for a full channel: three per stage plus the send engine's one. */
+    static final int BACKLOG = 3 * STAGES + 1;
 
     private final Counter madsSent;
     private final Counter madsReceived;
@@ -129,10 +125,10 @@ public final class GsiUnit extends Module implements DmaCallback {
     private final TimeAverage stagedAvg;
     private final Signal stagedSignal;
 
-    GsiUnit(Adapter nic, DmaChannel channel, int doorbellPage) {
+    GsiUnit(Adapter nic, DmaPort port, int doorbellPage) {
         super(nic, "gsi");
         this.nic = nic;
-        this.channel = channel;
+        this.dma = port;
         this.doorbellPage = doorbellPage;
         txBusy = new Busy(new Module(this, "tx") {
         }, nic.clock, signal("txBusy", 1));
@@ -142,10 +138,13 @@ public final class GsiUnit extends Module implements DmaCallback {
         rxCycles = nic.profile.getInt(NIC_RX_PACKET_CYCLES);
         for (int i = 0; i < STAGES; i++) {
             madWrite[i] = new DmaRequest();
-            eqeWrite[i] = new DmaRequest();
-            msiWrite[i] = new DmaRequest();
+            int stage = i;
+            stageFreed[i] = interrupt -> {
+                if (interrupt) {
+                    freeStage(stage);
+                }
+            };
         }
-        channel.setRetry(this::drainBacklog);
         writer.macs(0, nic.mac);
         madsSent = stats().counter("madsSent", "MADs", "MADs sent as UD frames from QP1");
         madsReceived = stats().counter("madsReceived", "MADs", "MADs written into a posted receive buffer");
@@ -220,7 +219,7 @@ public final class GsiUnit extends Module implements DmaCallback {
         sendActive = true;
         sendReadDone = false;
         long addr = sendRing + (long) (sendConsumer & sendMask) * SEND_SLOT;
-        submit(sendRead.read(addr, sendBuf, 0, SEND_SLOT, this, -1));
+        dma.send(sendRead.read(addr, sendBuf, 0, SEND_SLOT, this, -1));
     }
 
     @Override
@@ -257,7 +256,7 @@ public final class GsiUnit extends Module implements DmaCallback {
     private void finishSend() {
         sendConsumer++;
         BigEndian.putI32(recordBuf, 0, sendConsumer);
-        submit(recordWrite.write(sendRecord, recordBuf, 0, SEND_RECORD_BYTES, this, -1, false));
+        dma.send(recordWrite.write(sendRecord, recordBuf, 0, SEND_RECORD_BYTES, this, -1, false));
     }
 
     /** The port has a free frame buffer again (called from the transmitter's buffer callback). */
@@ -275,14 +274,14 @@ public final class GsiUnit extends Module implements DmaCallback {
             pumpSend();
             return;
         }
-        int s = (int) r.cookie();
-        if (r == msiWrite[s]) {
-            // The last of the stage's three writes has left: its buffers are free.
-            stageBusy[s] = false;
-            staged--;
-            stagedAvg.set(staged);
-            stagedSignal.set(staged);
-        }
+        // A MAD's write has left; its stage stays busy until the interrupt behind it has.
+    }
+
+    private void freeStage(int s) {
+        stageBusy[s] = false;
+        staged--;
+        stagedAvg.set(staged);
+        stagedSignal.set(staged);
     }
 
     // ---------------------------------------------------------------- receive
@@ -330,12 +329,9 @@ public final class GsiUnit extends Module implements DmaCallback {
         long addr = recvRing + (long) (recvConsumed & recvMask) * RECV_SLOT;
         recvConsumed++;
         madsReceived.inc();
-        submit(madWrite[s].write(addr, b, 0, RECV_SLOT, this, s, false).notBefore(t));
+        dma.send(madWrite[s].write(addr, b, 0, RECV_SLOT, this, s, false).notBefore(t));
         // The event and interrupt follow the MAD on the same channel, so the driver finds the MAD in place.
-        Eqe.writeQpEvent(eqeBuf[s], 0, EVENT_TYPE, QPN, nic.eqOwnerBit());
-        submit(eqeWrite[s].write(nic.nextEqeAddress(), eqeBuf[s], 0, Eqe.SIZE, this, s, false).notBefore(t));
-        submit(msiWrite[s].write(nic.msixAddress(), msiBuf[s], 0, 4, this, s, false).notBefore(t));
-        nic.countEvent();
+        nic.eq.qpEvent(dma, EVENT_TYPE, QPN, t, stageFreed[s]);
     }
 
     private int freeStage() {
@@ -348,24 +344,6 @@ public final class GsiUnit extends Module implements DmaCallback {
     }
 
     // ---------------------------------------------------------------- DMA submission, in order
-
-    private void submit(DmaRequest r) {
-        if (backlogCount > 0 || !channel.submit(r)) {
-            if (backlogCount == backlog.length) {
-                throw new InvariantViolation(fullName() + ": DMA backlog overflow");
-            }
-            backlog[(backlogHead + backlogCount) % backlog.length] = r;
-            backlogCount++;
-        }
-    }
-
-    private void drainBacklog() {
-        while (backlogCount > 0 && channel.submit(backlog[backlogHead])) {
-            backlog[backlogHead] = null;
-            backlogHead = (backlogHead + 1) % backlog.length;
-            backlogCount--;
-        }
-    }
 
     /** Counts as the unit sees them, for diagnostics: send producer/consumer, receive posted/consumed. */
     public String describe() {

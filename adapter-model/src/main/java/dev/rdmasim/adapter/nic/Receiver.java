@@ -10,6 +10,7 @@ import dev.rdmasim.adapter.format.RecvWqe;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.adapter.pcie.DmaCallback;
 import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.adapter.transport.Position;
 import dev.rdmasim.adapter.transport.Psn;
@@ -42,8 +43,8 @@ final class Receiver extends Module implements DmaCallback {
     private static final int WRITES = 64;
 
     private final Adapter nic;
-    private final DmaChannel writeChannel;
-    private final DmaChannel rqChannel;
+    private final DmaPort writePort;
+    private final DmaPort rqPort;
     private final RoceReader reader;
     private final Busy busy;
     private final Event stepEvent;
@@ -62,7 +63,6 @@ final class Receiver extends Module implements DmaCallback {
     private final Qp[] writeQp = new Qp[WRITES];
     private final boolean[] writeIsRead = new boolean[WRITES];
     private final Wr[] writeWr = new Wr[WRITES];
-    private final IntRing pendingSubmits = new IntRing(WRITES);
     private final IntRing cqeWaiters = new IntRing(16);
     private final IntRing flushQueue = new IntRing(16);
     private final DmaRequest flushRead = new DmaRequest();
@@ -85,8 +85,8 @@ final class Receiver extends Module implements DmaCallback {
     Receiver(Adapter nic, DmaChannel writeChannel, DmaChannel rqChannel) {
         super(nic, "rx");
         this.nic = nic;
-        this.writeChannel = writeChannel;
-        this.rqChannel = rqChannel;
+        writePort = new DmaPort(writeChannel, WRITES);
+        rqPort = new DmaPort(rqChannel, 0);
         reader = new RoceReader(stats());
         busy = new Busy(this, nic.clock, signal("busy", 1));
         stepEvent = sim().event(fullName() + ".step", this::step);
@@ -99,8 +99,8 @@ final class Receiver extends Module implements DmaCallback {
             writes[i] = new DmaRequest();
         }
         recvParser = new RecvWqe.Parser(32);
-        writeChannel.setRetry(this::onWriteRetry);
-        rqChannel.setRetry(() -> {
+        writePort.onReady(this::resume);
+        rqPort.onReady(() -> {
             pumpRecvFlush();
             resume();
         });
@@ -122,7 +122,7 @@ final class Receiver extends Module implements DmaCallback {
 
     /**
      * Takes a frame if the pipeline is free. The frame's checks and their effects are worked out at once, for the
-     * instant the pipeline's cycles end ({@link Adapter#aheadPs}): DMA writes, the ACK and the completions it
+     * instant the pipeline's cycles end ({@link WorkClock}): DMA writes, the ACK and the completions it
      * causes carry that instant as their ready time, so they leave when a pipeline event at that instant would have
      * sent them, without the event. The pipeline stays occupied until then: a frame arriving earlier is refused
      * and offered again when it frees, as before.
@@ -138,11 +138,11 @@ final class Receiver extends Module implements DmaCallback {
         current = f;
         frames.inc();
         currentReadyPs = busy.book(packetCycles);
-        nic.aheadPs = currentReadyPs;
+        nic.work.ahead(currentReadyPs);
         try {
             step();
         } finally {
-            nic.aheadPs = 0;
+            nic.work.present();
         }
         return true;
     }
@@ -489,7 +489,7 @@ final class Receiver extends Module implements DmaCallback {
         }
         Qp qp = nic.qp(flushQueue.peek());
         flushRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, flushBuf, 0, 4, this, qp.qpn | (2L << 32));
-        if (rqChannel.submit(nic.ready(flushRead))) {
+        if (rqPort.offer(nic.ready(flushRead))) {
             flushQueue.poll();
         }
     }
@@ -610,7 +610,7 @@ final class Receiver extends Module implements DmaCallback {
         allocateRqBuffers(qp);
         qp.rqRead.read(qp.cfg.rqBase() + (long) (next & (ring - 1)) * stride, qp.rqStage, 0, n * stride, this,
                 qp.qpn | (1L << 32));
-        if (rqChannel.submit(nic.ready(qp.rqRead))) {
+        if (rqPort.offer(nic.ready(qp.rqRead))) {
             qp.rqFetchInFlight = true;
             qp.rqFetchCount = n;
         }
@@ -623,7 +623,7 @@ final class Receiver extends Module implements DmaCallback {
     private void readRqDoorbell(Qp qp) {
         allocateRqBuffers(qp);
         qp.rqRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, qp.rqStage, 0, 4, this, qp.qpn);
-        if (rqChannel.submit(nic.ready(qp.rqRead))) {
+        if (rqPort.offer(nic.ready(qp.rqRead))) {
             qp.rqFetchInFlight = true;
         }
     }
@@ -825,9 +825,7 @@ final class Receiver extends Module implements DmaCallback {
             }
             writes[i].write(nic.keys.translate(key, va + a), f.data(), off + (int) a, piece, this, i, false);
             nic.ready(writes[i]);
-            if (!pendingSubmits.isEmpty() || !writeChannel.submit(writes[i])) {
-                pendingSubmits.add(i);
-            }
+                writePort.send(writes[i]);
             placedBytes.add(piece);
             writesOutstanding++;
             writesInFlight.set(writesOutstanding);
@@ -836,16 +834,6 @@ final class Receiver extends Module implements DmaCallback {
             held = 1;
         }
         return held;
-    }
-
-    private void onWriteRetry() {
-        while (!pendingSubmits.isEmpty()) {
-            if (!writeChannel.submit(writes[pendingSubmits.peek()])) {
-                return;
-            }
-            pendingSubmits.poll();
-        }
-        resume();
     }
 
     @Override

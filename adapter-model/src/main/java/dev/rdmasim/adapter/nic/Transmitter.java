@@ -8,6 +8,7 @@ import dev.rdmasim.adapter.format.CqeSyndrome;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.adapter.pcie.DmaCallback;
 import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.adapter.transport.Psn;
 import dev.rdmasim.adapter.wire.Aeth;
@@ -87,8 +88,7 @@ final class Transmitter extends Module implements DmaCallback {
     private final IntRing ackQueue;
     private final IntRing readQueue;
     private final IntRing retireQueue;
-    private final DmaChannel channel;
-    private final IntRing pendingSubmits;
+    private final DmaPort payloadPort;
     private final RoceWriter writer = new RoceWriter();
     private final Busy busy;
     /** Frees handed-over slots at their time, armed only when something waits for a slot or the waveform shows them. */
@@ -103,7 +103,7 @@ final class Transmitter extends Module implements DmaCallback {
     /** RDMA READs a QP may have outstanding as requester (ORD); 0 = the QP may not issue READs. */
     /** Retries a QP gets back after every acknowledgement that makes progress. */
     private LinkEndpoint port;
-    /** The latest ready time given to a payload read on {@link #channel}. */
+    /** The latest ready time given to a payload read on the payload channel. */
     private long readyFloor;
     private boolean waitingForBuffer;
     private final Counter packets;
@@ -119,7 +119,7 @@ final class Transmitter extends Module implements DmaCallback {
     Transmitter(Adapter nic, int slotCount, DmaChannel channel) {
         super(nic, "tx");
         this.nic = nic;
-        this.channel = channel;
+
         int pieces = Math.max(4, nic.profile.getInt(NDK_MAX_INITIATOR_REQUEST_SGE) + 2);
         slots = new Slot[slotCount];
         freeAt = new long[slotCount];
@@ -131,7 +131,7 @@ final class Transmitter extends Module implements DmaCallback {
         ackQueue = new IntRing(16);
         readQueue = new IntRing(16);
         retireQueue = new IntRing(16);
-        pendingSubmits = new IntRing(slotCount * pieces);
+        payloadPort = new DmaPort(channel, slotCount * pieces);
         busySignal = signal("busy", 1);
         busy = new Busy(this, nic.clock, busySignal);
         releaseEvent = sim().event(fullName() + ".release", this::onRelease);
@@ -141,7 +141,7 @@ final class Transmitter extends Module implements DmaCallback {
         ackTimeoutPs = nic.profile.getLong(TRANSPORT_ACK_TIMEOUT);
         rnrTimerPs = nic.profile.getLong(TRANSPORT_RNR_TIMER);
         ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
-        channel.setRetry(this::onChannelRetry);
+        payloadPort.onReady(this::pump);
         writer.macs(0, nic.mac);
         packets = stats().counter("packets", "packets", "frames put on the wire");
         bytes = stats().counter("payloadBytes", "bytes", "payload bytes sent");
@@ -209,7 +209,7 @@ final class Transmitter extends Module implements DmaCallback {
 
     void pump() {
         release();
-        while (count < slots.length && pendingSubmits.isEmpty()) {
+        while (count < slots.length && !payloadPort.blocked()) {
             if (!ackQueue.isEmpty()) {
                 Qp qp = nic.qp(ackQueue.poll());
                 qp.ackQueued = false;
@@ -331,7 +331,7 @@ final class Transmitter extends Module implements DmaCallback {
         w.packetsQueued = read ? w.packets : k + 1;
         if (w.packetsQueued == w.packets) {
             qp.wrSent++;
-            nic.sentOne(qp);
+            nic.fetch.sentOne(qp);
         }
         commitSlot(s);
         return qp.wrSent < qp.wrCount ? 1 : 0;
@@ -429,21 +429,8 @@ final class Transmitter extends Module implements DmaCallback {
             s.reads[n].notBefore(readyFloor);
         }
         s.outstanding++;
-        if (!pendingSubmits.isEmpty() || !channel.submit(s.reads[n])) {
-            pendingSubmits.add(slotIndex << 8 | n);
-        }
+        payloadPort.send(s.reads[n]);
         return n + 1;
-    }
-
-    private void onChannelRetry() {
-        while (!pendingSubmits.isEmpty()) {
-            int v = pendingSubmits.peek();
-            if (!channel.submit(slots[v >>> 8].reads[v & 0xFF])) {
-                return;
-            }
-            pendingSubmits.poll();
-        }
-        pump();
     }
 
     @Override
@@ -672,7 +659,7 @@ final class Transmitter extends Module implements DmaCallback {
             } else {
                 stopTimer(qp);
             }
-            nic.requeueFetch(qp);
+            nic.fetch.requeue(qp);
             queue(qp);
         }
     }
@@ -689,7 +676,7 @@ final class Transmitter extends Module implements DmaCallback {
         }
         w.stamp(Stage.ACKED, nic.at());
         if (w.inline) {
-            nic.releaseInline(w.length);
+            nic.credits.releaseInline(w.length);
         }
         int err = syndrome != 0 ? syndrome : w.syndrome;
         if (w.signaled || err != 0) {

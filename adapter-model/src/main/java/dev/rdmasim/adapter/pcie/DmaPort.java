@@ -32,12 +32,22 @@ public final class DmaPort {
         }
         this.channel = channel;
         this.backlog = new DmaRequest[backlogDepth];
-        channel.setRetry(this::retry);
     }
+
+    /** The channel calls back only ports that wait for it: a port that never waits costs no retry event. */
+    private void listen() {
+        if (!listening) {
+            listening = true;
+            channel.setRetry(this::retry);
+        }
+    }
+
+    private boolean listening;
 
     /** What to run once the channel has room again after a refusal and the backlog is empty. */
     public void onReady(Runnable action) {
         onReady = action == null ? NOTHING : action;
+        listen();
     }
 
     /**
@@ -52,13 +62,17 @@ public final class DmaPort {
             throw new InvariantViolation(channel + ": " + r + " refused with " + count + " requests already held"
                     + " (the port's client keeps more in flight than it was built for)");
         }
+        listen();
         int tail = head + count;
         backlog[tail < backlog.length ? tail : tail - backlog.length] = r;
         count++;
         return false;
     }
 
-    /** Offers {@code r} to the channel: true if taken, false if refused (then {@link #onReady} follows later). */
+    /**
+     * Offers {@code r} to the channel: true if taken, false if refused (then {@link #onReady} follows later, if the
+     * client set one; a client without one drops what was refused).
+     */
     public boolean offer(DmaRequest r) {
         return count == 0 && channel.submit(r);
     }
