@@ -132,6 +132,13 @@ final class Transmitter extends Module implements DmaCallback {
         readQueue = new IntRing(16);
         retireQueue = new IntRing(16);
         payloadPort = new DmaPort(channel, slotCount * pieces);
+        // The requester transport's figures, named by the block about to own them.
+        Module req = new Module(nic, "req") {
+        };
+        retransmits = req.stats().counter("rewinds", "events", "go-back-N rewinds (sequence NAK, RNR NAK or timeout)");
+        fenceWaits = req.stats().counter("fenceWaits", "events",
+                "times a READ_FENCE request was held back for an earlier READ still completing");
+        timeouts = req.stats().counter("timeouts", "events", "retransmission timer expiries");
         busySignal = signal("busy", 1);
         busy = new Busy(this, nic.clock, busySignal);
         releaseEvent = sim().event(fullName() + ".release", this::onRelease);
@@ -147,10 +154,6 @@ final class Transmitter extends Module implements DmaCallback {
         bytes = stats().counter("payloadBytes", "bytes", "payload bytes sent");
         acks = stats().counter("acks", "packets", "ACKs sent");
         naks = stats().counter("naks", "packets", "NAKs sent");
-        retransmits = stats().counter("rewinds", "events", "go-back-N rewinds (sequence NAK, RNR NAK or timeout)");
-        fenceWaits = stats().counter("fenceWaits", "events",
-                "times a READ_FENCE request was held back for an earlier READ still completing");
-        timeouts = stats().counter("timeouts", "events", "retransmission timer expiries");
         slotsInUse = stats().timeAverage("slotsInUse", "slots", "transmit buffer slots in use");
         slotsSignal = signal("slotsInUse", 16);
         // Slots free lazily: bring the occupancy up to date before statistics are read or reset.
