@@ -69,6 +69,8 @@ public final class Adapter extends Module implements MmioTarget {
     final WqeParser parser;
     final EventQueueUnit eq;
     final CqeWriter cqe;
+    final SendScheduler scheduler;
+    final RequesterTransport req;
     final Transmitter tx;
     final Receiver rx;
     final FirmwareTables firmware;
@@ -132,16 +134,21 @@ public final class Adapter extends Module implements MmioTarget {
         cqe = new CqeWriter(this, clock, new DmaPort(dma.addChannel("cqe", writeQueue), 1),
                 new DmaPort(dma.addChannel("event", 16), 0), 64, profile.getInt(NIC_CQE_CYCLES),
                 profile.getInt(NIC_CQC_CACHE_ENTRIES), profile.getInt(NIC_CQC_CACHE_WAYS));
+        scheduler = new SendScheduler(qps);
+        req = new RequesterTransport(this, RequesterTransport.Params.of(profile), work, qps, credits, fetch, cqe, scheduler,
+                this::reportRetired);
         int txSlots = profile.getInt(NIC_TX_SLOTS);
-        tx = new Transmitter(this, txSlots, dma.addChannel("payload", readQueue));
+        tx = new Transmitter(this, txSlots, dma.addChannel("payload", readQueue), req, scheduler);
         rx = new Receiver(this, dma.addChannel("rxWrite", writeQueue), dma.addChannel("rqFetch", readQueue));
         firmware = new FirmwareTables(fwParams, sim, name, memory, contexts, keys, credits, fetch, parser);
 
         // Hand-offs down the pipeline, and the credits and ready signals that come back up.
         doorbells.connect(fetch, parser);
         fetch.connect(parser);
-        parser.connect(tx::queue, fetch::queue);
-        firmware.connect(cqe, tx, rx);
+        parser.connect(req::queue, fetch::queue);
+        scheduler.connect(req);
+        req.connect(tx, rx::startRecvFlush);
+        firmware.connect(cqe, req, rx);
         keys.addWaiter(tx::pump);
         keys.addWaiter(rx::resume);
     }

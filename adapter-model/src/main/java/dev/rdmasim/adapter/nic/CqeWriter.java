@@ -317,7 +317,7 @@ final class CqeWriter extends Module implements DmaCallback {
         issued--;
         queued.set(count);
         queuedSignal.set(count);
-        nic.tx.cqeSpace();
+        nic.req.cqeSpace();
         nic.rx.cqeSpace();
     }
 

@@ -56,7 +56,7 @@ final class FirmwareTables implements QpTable {
     private final WqeFetchEngine fetch;
     private final WqeParser parser;
     private CqeWriter cqe;
-    private Transmitter tx;
+    private RequesterTransport req;
     private Receiver rx;
     private final IntObjectHashMap<Qp> qps = new IntObjectHashMap<>();
     private final IntObjectHashMap<Cq> cqs = new IntObjectHashMap<>();
@@ -92,10 +92,10 @@ final class FirmwareTables implements QpTable {
         maxPds = params.maxPds();
     }
 
-    /** The blocks downstream that objects' effects reach: completions, transmit and receive. */
-    void connect(CqeWriter cqeWriter, Transmitter transmitter, Receiver receiver) {
+    /** The blocks downstream that objects' effects reach: completions, the requester transport and the receiver. */
+    void connect(CqeWriter cqeWriter, RequesterTransport requester, Receiver receiver) {
         this.cqe = cqeWriter;
-        this.tx = transmitter;
+        this.req = requester;
         this.rx = receiver;
     }
 
@@ -355,7 +355,7 @@ final class FirmwareTables implements QpTable {
         }
         Qp qp = new Qp(qpn, cfg, params.outstandingPerQp(), params.fetchMaxBbs(), params.blueFlameBytes(),
                 params.maxInboundReads());
-        qp.retransmitTimer = sim.event(owner + ".qp" + qpn + ".timer", () -> tx.timeout(qp));
+        qp.retransmitTimer = sim.event(owner + ".qp" + qpn + ".timer", () -> req.timeout(qp));
         qps.put(qpn, qp);
         qpNumbers.set(qpn);
         contexts.writeQpContext(qpn, cfg);
@@ -535,7 +535,7 @@ final class FirmwareTables implements QpTable {
             fetch.queue(qp); // WQEs posted while it was not yet ready
         }
         if (next == QpState.ERROR) {
-            tx.queue(qp);
+            req.queue(qp);
             rx.startRecvFlush(qp);
         }
         return Command.STATUS_OK;

@@ -214,9 +214,9 @@ final class Receiver extends Module implements DmaCallback {
         if (op == Opcode.ACKNOWLEDGE) {
             int syn = reader.aethSyndrome();
             if (Aeth.isAck(syn)) {
-                nic.tx.acknowledge(qp, reader.psn());
+                nic.req.acknowledge(qp, reader.psn());
             } else {
-                nic.tx.nak(qp, reader.psn(), syn);
+                nic.req.nak(qp, reader.psn(), syn);
             }
             keep = false;
         } else if (op >= Opcode.RDMA_READ_RESPONSE_FIRST && op <= Opcode.RDMA_READ_RESPONSE_ONLY) {
@@ -464,7 +464,7 @@ final class Receiver extends Module implements DmaCallback {
         qp.state = QpState.ERROR;
         startRecvFlush(qp);
         // Its own send queue is flushed too: the whole QP is in error.
-        nic.tx.queue(qp);
+        nic.req.queue(qp);
         return 0;
     }
 
@@ -725,7 +725,7 @@ final class Receiver extends Module implements DmaCallback {
             dropped.inc();
             if (w != null && Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) > 0) {
                 // A response is missing: ask again from it at once rather than waiting for the timer.
-                nic.tx.readGap(qp, w);
+                nic.req.readGap(qp, w);
             }
             return 0; // Duplicates are simply dropped.
         }
@@ -735,12 +735,12 @@ final class Receiver extends Module implements DmaCallback {
             return -1;
         }
         if (held == KEY_ERROR) {
-            nic.tx.failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
+            nic.req.failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
             return 0;
         }
         w.responses++;
         if (w.responses == w.packets && w.pendingWrites == 0) {
-            nic.tx.acknowledge(qp, w.lastPsn());
+            nic.req.acknowledge(qp, w.lastPsn());
         }
         return held;
     }
@@ -861,7 +861,7 @@ final class Receiver extends Module implements DmaCallback {
         if (w != null) {
             w.pendingWrites--;
             if (w.responses == w.packets && w.pendingWrites == 0) {
-                nic.tx.acknowledge(qp, w.lastPsn());
+                nic.req.acknowledge(qp, w.lastPsn());
             }
         } else {
             qp.recvWritesPending--;
