@@ -85,6 +85,11 @@ final class Receiver extends Module implements DmaCallback {
     Receiver(Adapter nic, DmaChannel writeChannel, DmaChannel rqChannel) {
         super(nic, "rx");
         this.nic = nic;
+        // The payload writer's figures, named by the block about to own them.
+        Scope payload = new Scope(nic, "payload");
+        placedBytes = payload.stats().counter("placedBytes", "bytes", "payload bytes written to host memory");
+        writesInFlight = payload.stats().timeAverage("writesInFlight", "writes", "DMA writes of received payload not yet sent to PCIe");
+        writesSignal = payload.wave("writesInFlight", 8);
         writePort = new DmaPort(writeChannel, WRITES);
         rqPort = new DmaPort(rqChannel, 0);
         reader = new RoceReader(stats());
@@ -110,9 +115,16 @@ final class Receiver extends Module implements DmaCallback {
         sequenceErrors = stats().counter("sequenceNaks", "packets", "requests ahead of the expected PSN (sequence NAK)");
         accessErrors = stats().counter("accessNaks", "packets", "requests failing the remote key check or invalid (NAK, QP to error)");
         rnr = stats().counter("rnrNaks", "packets", "SENDs that found no receive WQE (RNR NAK)");
-        placedBytes = stats().counter("placedBytes", "bytes", "payload bytes written to host memory");
-        writesInFlight = stats().timeAverage("writesInFlight", "writes", "DMA writes of received payload not yet sent to PCIe");
-        writesSignal = signal("writesInFlight", 8);
+    }
+
+    private static final class Scope extends Module {
+        Scope(Module parent, String name) {
+            super(parent, name);
+        }
+
+        dev.rdmasim.kernel.wave.Signal wave(String localName, int width) {
+            return signal(localName, width);
+        }
     }
 
     void attach(LinkEndpoint p) {
