@@ -72,6 +72,7 @@ public final class Adapter extends Module implements MmioTarget {
     final SendScheduler scheduler;
     final RequesterTransport req;
     final Transmitter tx;
+    final PayloadWriter payload;
     final Receiver rx;
     final FirmwareTables firmware;
     /** QP1, built on first use so an adapter without connection management has none of its statistics or signals. */
@@ -139,7 +140,8 @@ public final class Adapter extends Module implements MmioTarget {
                 this::reportRetired);
         int txSlots = profile.getInt(NIC_TX_SLOTS);
         tx = new Transmitter(this, txSlots, dma.addChannel("payload", readQueue), req, scheduler);
-        rx = new Receiver(this, dma.addChannel("rxWrite", writeQueue), dma.addChannel("rqFetch", readQueue));
+        payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue));
+        rx = new Receiver(this, payload, dma.addChannel("rqFetch", readQueue));
         firmware = new FirmwareTables(fwParams, sim, name, memory, contexts, keys, credits, fetch, parser);
 
         // Hand-offs down the pipeline, and the credits and ready signals that come back up.

@@ -39,11 +39,10 @@ import dev.rdmasim.kernel.stats.Counter;
  * A frame the engine cannot take yet (busy, waiting for a key or a receive WQE) stays on the link,
  * so the peer sees backpressure rather than loss.
  */
-final class Receiver extends Module implements DmaCallback {
-    private static final int WRITES = 64;
+final class Receiver extends Module implements DmaCallback, PayloadWriter.Written {
 
     private final Adapter nic;
-    private final DmaPort writePort;
+    private final PayloadWriter payload;
     private final DmaPort rqPort;
     private final RoceReader reader;
     private final Busy busy;
@@ -57,12 +56,6 @@ final class Receiver extends Module implements DmaCallback {
     private Frame current;
     private boolean waiting;
     private boolean refused;
-    // Write requests, each tied to the frame whose bytes it carries.
-    private final DmaRequest[] writes = new DmaRequest[WRITES];
-    private final Frame[] writeFrame = new Frame[WRITES];
-    private final Qp[] writeQp = new Qp[WRITES];
-    private final boolean[] writeIsRead = new boolean[WRITES];
-    private final Wr[] writeWr = new Wr[WRITES];
     private final IntRing cqeWaiters = new IntRing(16);
     private final IntRing flushQueue = new IntRing(16);
     private final DmaRequest flushRead = new DmaRequest();
@@ -77,20 +70,11 @@ final class Receiver extends Module implements DmaCallback {
     private final Counter sequenceErrors;
     private final Counter accessErrors;
     private final Counter rnr;
-    private final Counter placedBytes;
-    private final dev.rdmasim.kernel.stats.TimeAverage writesInFlight;
-    private final dev.rdmasim.kernel.wave.Signal writesSignal;
-    private int writesOutstanding;
 
-    Receiver(Adapter nic, DmaChannel writeChannel, DmaChannel rqChannel) {
+    Receiver(Adapter nic, PayloadWriter payload, DmaChannel rqChannel) {
         super(nic, "rx");
         this.nic = nic;
-        // The payload writer's figures, named by the block about to own them.
-        Scope payload = new Scope(nic, "payload");
-        placedBytes = payload.stats().counter("placedBytes", "bytes", "payload bytes written to host memory");
-        writesInFlight = payload.stats().timeAverage("writesInFlight", "writes", "DMA writes of received payload not yet sent to PCIe");
-        writesSignal = payload.wave("writesInFlight", 8);
-        writePort = new DmaPort(writeChannel, WRITES);
+        this.payload = payload;
         rqPort = new DmaPort(rqChannel, 0);
         reader = new RoceReader(stats());
         busy = new Busy(this, nic.clock, signal("busy", 1));
@@ -100,11 +84,8 @@ final class Receiver extends Module implements DmaCallback {
         rqSlots = nic.profile.getInt(NIC_RQ_PREFETCH_DEPTH);
         fetchMaxBytes = nic.profile.getInt(NIC_WQE_FETCH_MAX_BYTES);
         ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
-        for (int i = 0; i < WRITES; i++) {
-            writes[i] = new DmaRequest();
-        }
         recvParser = new RecvWqe.Parser(32);
-        writePort.onReady(this::resume);
+        payload.connect(this, this::resume);
         rqPort.onReady(() -> {
             pumpRecvFlush();
             resume();
@@ -115,16 +96,6 @@ final class Receiver extends Module implements DmaCallback {
         sequenceErrors = stats().counter("sequenceNaks", "packets", "requests ahead of the expected PSN (sequence NAK)");
         accessErrors = stats().counter("accessNaks", "packets", "requests failing the remote key check or invalid (NAK, QP to error)");
         rnr = stats().counter("rnrNaks", "packets", "SENDs that found no receive WQE (RNR NAK)");
-    }
-
-    private static final class Scope extends Module {
-        Scope(Module parent, String name) {
-            super(parent, name);
-        }
-
-        dev.rdmasim.kernel.wave.Signal wave(String localName, int width) {
-            return signal(localName, width);
-        }
     }
 
     void attach(LinkEndpoint p) {
@@ -329,10 +300,10 @@ final class Receiver extends Module implements DmaCallback {
                 if (st == KeyUnit.WAIT) {
                     return -1;
                 }
-                if (!haveWriteSlots(len)) {
+                if (!payload.hasRoom(len)) {
                     return -1;
                 }
-                int held = place(qp, f, qp.writeRkey, qp.writeVa, reader.payloadOffset(), len, null);
+                int held = payload.place(qp, f, qp.writeRkey, qp.writeVa, reader.payloadOffset(), len, null);
                 qp.writeVa += len;
                 qp.writeRemaining -= len;
                 if (pos.closesMessage()) {
@@ -366,11 +337,11 @@ final class Receiver extends Module implements DmaCallback {
                     return fatal(qp, Aeth.nak(1));
                 }
                 // Every piece is checked before any is written, so a bad key changes nothing.
-                int held = scatter(qp, f, qp.recvAddr, qp.recvLen, qp.recvKey, qp.recvSges, qp.recvOffset, len, null);
-                if (held == WAIT) {
+                int held = payload.scatter(qp, f, reader.payloadOffset(), qp.recvAddr, qp.recvLen, qp.recvKey, qp.recvSges, qp.recvOffset, len, null);
+                if (held == PayloadWriter.WAIT) {
                     return -1;
                 }
-                if (held == KEY_ERROR) {
+                if (held == PayloadWriter.KEY_ERROR) {
                     completeRecv(qp, CqeSyndrome.LOCAL_PROT);
                     return fatal(qp, Aeth.nak(3));
                 }
@@ -741,12 +712,12 @@ final class Receiver extends Module implements DmaCallback {
             }
             return 0; // Duplicates are simply dropped.
         }
-        int held = scatter(qp, f, w.sgeAddr, w.sgeLen, w.sgeKey, w.sgeCount, (long) w.responses * nic.mtu,
+        int held = payload.scatter(qp, f, reader.payloadOffset(), w.sgeAddr, w.sgeLen, w.sgeKey, w.sgeCount, (long) w.responses * nic.mtu,
                 reader.payloadLength(), w);
-        if (held == WAIT) {
+        if (held == PayloadWriter.WAIT) {
             return -1;
         }
-        if (held == KEY_ERROR) {
+        if (held == PayloadWriter.KEY_ERROR) {
             nic.req.failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
             return 0;
         }
@@ -757,126 +728,15 @@ final class Receiver extends Module implements DmaCallback {
         return held;
     }
 
-    // ------------------------------------------------------------ DMA writes of received payload
-
-    private static final int WAIT = -1;
-    private static final int KEY_ERROR = -2;
-
-    /**
-     * Writes payload bytes [off, off + len) of a message into the scatter list (addresses, lengths,
-     * local keys): first checks every piece (LOCAL_WRITE) and that enough write requests are free,
-     * then issues the writes. Returns {@link #WAIT}, {@link #KEY_ERROR}, or 1 if the frame is now
-     * held by writes (0 if nothing was written).
-     */
-    private int scatter(Qp qp, Frame f, long[] addr, int[] lens, int[] keys, int count, long off, int len, Wr readWr) {
-        long pos = 0;
-        int pieces = 0;
-        for (int i = 0; i < count; i++) {
-            long a = Math.max(off, pos);
-            long b = Math.min(off + len, pos + lens[i]);
-            if (a < b) {
-                int st = nic.keys.check(keys[i], qp.cfg.pd(), addr[i] + (a - pos), b - a, AccessFlags.LOCAL_WRITE, false);
-                if (st == KeyUnit.WAIT) {
-                    return WAIT;
-                }
-                if (st != KeyUnit.OK) {
-                    return KEY_ERROR;
-                }
-                pieces += writePieces(b - a);
-            }
-            pos += lens[i];
-        }
-        if (pieces > freeWrites()) {
-            return WAIT;
-        }
-        int held = 0;
-        pos = 0;
-        for (int i = 0; i < count; i++) {
-            long a = Math.max(off, pos);
-            long b = Math.min(off + len, pos + lens[i]);
-            if (a < b) {
-                held |= place(qp, f, keys[i], addr[i] + (a - pos), reader.payloadOffset() + (int) (a - off), (int) (b - a), readWr);
-            }
-            pos += lens[i];
-        }
-        return held;
-    }
-
-    /** Write requests not tied to a frame (the counter mirrors the busy entries of {@code writeFrame}). */
-    private int freeWrites() {
-        return WRITES - writesOutstanding;
-    }
-
-    /** Most DMA writes {@code len} bytes can take: one per 4 KiB page touched. */
-    private static int writePieces(long len) {
-        return 2 + (int) (len / 4096);
-    }
-
-    /** Room for a contiguous write of {@code len} bytes, keeping one request spare. */
-    private boolean haveWriteSlots(int len) {
-        return freeWrites() > writePieces(len);
-    }
-
-    /** DMA-writes {@code len} payload bytes at frame offset {@code off} to {@code va}; 1 if the frame is now held. */
-    private int place(Qp qp, Frame f, int key, long va, int off, int len, Wr readWr) {
-        int held = 0;
-        long a = 0;
-        while (a < len) {
-            int piece = (int) Math.min(len - a, nic.keys.pageRemaining(key, va + a));
-            int i = 0;
-            while (writeFrame[i] != null) {
-                i++;
-            }
-            writeFrame[i] = f;
-            writeQp[i] = qp;
-            writeWr[i] = readWr;
-            if (readWr != null) {
-                readWr.pendingWrites++;
-            } else {
-                qp.recvWritesPending++;
-            }
-            writes[i].write(nic.keys.translate(key, va + a), f.data(), off + (int) a, piece, this, i, false);
-            nic.ready(writes[i]);
-                writePort.send(writes[i]);
-            placedBytes.add(piece);
-            writesOutstanding++;
-            writesInFlight.set(writesOutstanding);
-            writesSignal.set(writesOutstanding);
-            a += piece;
-            held = 1;
-        }
-        return held;
-    }
+    // ------------------------------------------------------------ writes of received payload that left
 
     @Override
-    public void writeSent(DmaRequest r) {
-        int i = (int) r.cookie();
-        Frame f = writeFrame[i];
-        Qp qp = writeQp[i];
-        Wr w = writeWr[i];
-        writeFrame[i] = null;
-        writeQp[i] = null;
-        writeWr[i] = null;
-        writesOutstanding--;
-        writesInFlight.set(writesOutstanding);
-        writesSignal.set(writesOutstanding);
-        boolean stillHeld = false;
-        for (int k = 0; k < WRITES; k++) {
-            if (writeFrame[k] == f) {
-                stillHeld = true;
-                break;
-            }
-        }
-        if (!stillHeld) {
-            f.release();
-        }
+    public void written(Qp qp, Wr w) {
         if (w != null) {
-            w.pendingWrites--;
             if (w.responses == w.packets && w.pendingWrites == 0) {
                 nic.req.acknowledge(qp, w.lastPsn());
             }
         } else {
-            qp.recvWritesPending--;
             maybeRecvCqe(qp);
         }
         resume();
