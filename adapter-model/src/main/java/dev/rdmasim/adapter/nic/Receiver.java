@@ -368,9 +368,7 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
      * (the ACK may overtake the write itself, as on real adapters, so this is the issue time).
      */
     private void notePlaced(Qp qp, Frame f) {
-        if (f.trace() instanceof Wr w && w.generation == f.traceGeneration()) {
-            w.stamp(Stage.REMOTE_PLACED, nic.at());
-        }
+        f.placed(nic.at());
     }
 
     private long recvCapacity(Qp qp) {

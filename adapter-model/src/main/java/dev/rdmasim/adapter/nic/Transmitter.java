@@ -452,7 +452,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         }
         f.length(writer.write(f.data(), s.buf, 0, s.length));
         if (s.kind == KIND_REQUEST && (Opcode.isLast(s.opcode) || Opcode.isOnly(s.opcode))) {
-            f.trace(s.wr, s.wr.generation);
+            f.origin(s.wr);
         }
         port.send(f, t);
         packets.inc();
