@@ -174,9 +174,9 @@ public final class HostMemory {
             throw new IllegalArgumentException("host memory '" + name + "': negative fill length " + len);
         }
         checkRange(addr, len);
-        if (len > EAGER_FILL && (value != 0 || lazyCount > 0)) {
+        if (len > EAGER_FILL) {
             // Zeros need recording only over an earlier lazy fill; absent pages read as zero anyway.
-            fillExisting(addr, len, FILL_BYTE, value & 0xff, 0);
+            fillExisting(addr, len, FILL_BYTE, value & 0xff, 0, value != 0 || lazyCount > 0);
             return;
         }
         while (len > 0) {
@@ -203,7 +203,7 @@ public final class HostMemory {
         }
         checkRange(addr, len);
         if (len > 0) {
-            fillExisting(addr, len, FILL_PATTERN, seed, 0);
+            fillExisting(addr, len, FILL_PATTERN, seed, 0, true);
         }
     }
 
@@ -217,12 +217,15 @@ public final class HostMemory {
         }
         checkRange(addr, count * 8);
         if (count > 0) {
-            fillExisting(addr, count * 8, FILL_LONGS_BE, first, step);
+            fillExisting(addr, count * 8, FILL_LONGS_BE, first, step, true);
         }
     }
 
-    /** Applies a fill to the pages that exist and records it for the others (made when first touched). */
-    private void fillExisting(long addr, long len, byte kind, long value, long step) {
+    /**
+     * Applies a fill to the pages that exist and, if {@code record}, keeps it for the others (made when first
+     * touched); a large fill of zeros where nothing is lazy only clears the pages that exist.
+     */
+    private void fillExisting(long addr, long len, byte kind, long value, long step, boolean record) {
         if (lazyCount == lazyStart.length) {
             int n = lazyCount * 2;
             lazyStart = java.util.Arrays.copyOf(lazyStart, n);
@@ -267,7 +270,9 @@ public final class HostMemory {
                 }
             }
         }
-        lazyCount++;
+        if (record) {
+            lazyCount++;
+        }
     }
 
     /** Writes the bytes of lazy fill {@code f} that fall on page {@code pageNo} into {@code page}. */

@@ -67,6 +67,18 @@ class HostMemoryLazyFillTest {
     }
 
     @Test
+    void aTerabyteOfZerosClearsOnlyThePagesThatExist() {
+        HostMemory m = new HostMemory("h");
+        long base = 0x10_0000_0000L;
+        m.putLongLE(base + (1L << 39), -1L);
+        long start = System.nanoTime();
+        m.fill(base, 1L << 40, (byte) 0);
+        assertThat((System.nanoTime() - start) / 1e9).isLessThan(2.0);
+        assertThat(m.getLongLE(base + (1L << 39))).isZero();
+        assertThat(m.pagesInUse()).isEqualTo(1);
+    }
+
+    @Test
     void laterFillsAndWritesWinOverEarlierOnesInOrder() {
         long a = 0x4000_0000L;
         int size = 200_000;
