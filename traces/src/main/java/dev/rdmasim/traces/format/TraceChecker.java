@@ -33,6 +33,15 @@ public final class TraceChecker {
     private final String[] cachedNames = new String[CACHE];
     private final Obj[] cachedObjects = new Obj[CACHE];
     private boolean otherDeclarationSeen;
+    /** The earliest time the last line can run at, and what each anchor holds at the earliest. */
+    private long earliest;
+    private final long[] anchorEarliest = new long[TimeSpec.MAX_ANCHORS];
+    /** For the estimate of the host memory a run touches: regions declared, bytes touched in them, the most touched. */
+    private long regionCount;
+    private long touchedBytes;
+    private Obj mostTouched;
+    /** The heap a run may use, in bytes (the JVM's maximum unless a test says otherwise). */
+    private long heapBytes = Runtime.getRuntime().maxMemory();
     private long calls;
     private long declarations;
 
@@ -125,10 +134,43 @@ public final class TraceChecker {
         for (TraceLine line = reader.next(); line != null; line = reader.next()) {
             check(line);
         }
+        checkHeap();
         return new Summary(hosts.size(), calls, declarations);
     }
 
+    /**
+     * The earliest time line {@code l} can run at: its time resolved as a replay resolves it, with every
+     * earlier line taken to run at its own earliest time (a line that blocks only makes later lines later).
+     * A line whose earliest time is past {@link TimeSpec#MAX_PS} is an error, so relative times that add up
+     * beyond the range of a picosecond count are refused instead of wrapping.
+     */
+    private void time(TraceLine l) {
+        TimeSpec t = l.time();
+        long at;
+        try {
+            at = switch (t.kind()) {
+                case NONE -> earliest;
+                case ABSOLUTE -> t.ps();
+                case RELATIVE -> Math.addExact(earliest, t.ps());
+                case ANCHORED -> Math.addExact(anchorEarliest[t.anchor()], t.ps());
+            };
+        } catch (ArithmeticException e) {
+            at = Long.MAX_VALUE;
+        }
+        if (at > TimeSpec.MAX_PS) {
+            throw new TraceError(l.position(), "this line runs at " + (at == Long.MAX_VALUE ? "2^63" : Long.toString(at))
+                    + " ps or later, past the latest time a trace may use (2^62 ps, about 53 days)");
+        }
+        if (at > earliest) {
+            earliest = at;
+        }
+        if (t.setAnchor() >= 0) {
+            anchorEarliest[t.setAnchor()] = earliest;
+        }
+    }
+
     private void check(TraceLine l) {
+        time(l);
         if (l.isCall()) {
             calls++;
         } else {
@@ -275,6 +317,7 @@ public final class TraceChecker {
             throw new TraceError(l.position("size"), "size must be at least 1 byte");
         }
         limit(l, mr.host, "size", mr.size, Parameters.NDK_MAX_REGISTRATION_SIZE, "registration size");
+        regionCount++;
     }
 
     private void qp(TraceLine l) {
@@ -319,9 +362,11 @@ public final class TraceChecker {
             long end = b.offset() + b.length();
             if (end < 0 || end > mr.size) {
                 throw new TraceError(b.position(), "buffer " + b.mr() + "+" + b.offset() + ":" + b.length() + " ends at byte "
-                        + end + ", past the end of '" + b.mr() + "' (size " + mr.size + ")");
+                        + (end < 0 ? "2^63 or beyond" : end) + ", past the end of '" + b.mr() + "' (size " + mr.size
+                        + ")");
             }
-            total += b.length();
+            touch(mr, b.length());
+            total = total > Long.MAX_VALUE - b.length() ? Long.MAX_VALUE : total + b.length();
         }
         String keyword = l.keyword();
         if (keyword.equals("write") || keyword.equals("read")) {
@@ -334,8 +379,57 @@ public final class TraceChecker {
             long end = r.offset() + total;
             if (end < 0 || end > mr.size) {
                 throw new TraceError(r.position(), "remote range " + r.mr() + "+" + r.offset() + " of " + total
-                        + " bytes ends at byte " + end + ", past the end of '" + r.mr() + "' (size " + mr.size + ")");
+                        + " bytes ends at byte " + (end < 0 ? "2^63 or beyond" : end) + ", past the end of '" + r.mr()
+                        + "' (size " + mr.size + ")");
             }
+            touch(mr, total);
+        }
+    }
+
+    /** Bytes of host memory (the Java heap) per 4 KiB page a run touches: the page and its map entry. */
+    private static final long PAGE_COST = 4096 + 64;
+    /** What the simulator needs besides the regions' pages (adapters, queues, statistics, the checker). */
+    private static final long BASE_HEAP = 16L << 20;
+
+    /**
+     * Host memory costs the pages a run touches (fills are made on first touch), at most a region's size
+     * per region, and a translation page per 512 pages: if that exceeds the heap, the run is refused now
+     * rather than failing with an out-of-memory error after a long simulation. The estimate counts every
+     * byte a call names, so a region used over and over counts up to its size.
+     */
+    private void checkHeap() {
+        long pages = touchedBytes / 4096 + 3 * regionCount;
+        pages += pages / 512;
+        long need = pages > (Long.MAX_VALUE - BASE_HEAP) / PAGE_COST ? Long.MAX_VALUE : BASE_HEAP + pages * PAGE_COST;
+        if (need > heapBytes && mostTouched != null) {
+            throw new TraceError(mostTouched.at, String.format(java.util.Locale.ROOT, "this run would touch about %s"
+                    + " of host memory (the pages of the regions that calls use, this one the most), more than the"
+                    + " Java heap of %s: give the JVM more (RDMASIM_JAVA_OPTS=-Xmx...) or use smaller buffers",
+                    mib(need), mib(heapBytes)));
+        }
+    }
+
+    /** Counts {@code bytes} named in region {@code mr} towards the pages a run touches (at most its size). */
+    private void touch(Obj mr, long bytes) {
+        long before = Math.min(mr.touched, mr.size);
+        mr.touched = mr.touched > Long.MAX_VALUE - bytes ? Long.MAX_VALUE : mr.touched + bytes;
+        long after = Math.min(mr.touched, mr.size);
+        touchedBytes = touchedBytes > Long.MAX_VALUE - (after - before) ? Long.MAX_VALUE : touchedBytes + after - before;
+        if (mostTouched == null || after > Math.min(mostTouched.touched, mostTouched.size)) {
+            mostTouched = mr;
+        }
+    }
+
+    private static String mib(long bytes) {
+        return bytes >= (10L << 30) ? (bytes >> 30) + " GiB" : (bytes >> 20) + " MiB";
+    }
+
+    /** As {@link #check(Reader, String, Path)}, for a run whose heap is {@code heapBytes} (the estimate's limit). */
+    static Summary check(Reader in, String fileName, Path baseDir, long heapBytes) {
+        try (TraceReader reader = new TraceReader(in, fileName)) {
+            TraceChecker c = new TraceChecker(baseDir);
+            c.heapBytes = heapBytes;
+            return c.run(reader);
         }
     }
 
@@ -368,6 +462,8 @@ public final class TraceChecker {
         final Position at;
         Position closedAt;
         long size;
+        /** Bytes calls have named in this region (saturating): the pages a run may touch. */
+        long touched;
 
         Obj(Schema.ObjectKind kind, Host host, Position at) {
             this.kind = kind;

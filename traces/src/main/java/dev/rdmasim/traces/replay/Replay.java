@@ -46,7 +46,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
@@ -75,6 +74,8 @@ public final class Replay {
 
     // Line execution.
     private TraceLine pending;
+    /** The line run last (the one a run that ran out of events was blocked on). */
+    private TraceLine current;
     private long lastTime;
     private final long[] anchors = new long[64];
     private boolean blocked;
@@ -207,6 +208,10 @@ public final class Replay {
                 sim.attachWave(wave);
             }
             buildHosts();
+            if (wave != null && !wave.unmatchedGlobs().isEmpty()) {
+                throw new OptionError("signal glob '" + wave.unmatchedGlobs().get(0) + "' matches none of the "
+                        + wave.declaredSignals() + " signals (names such as nicA.pcie.*, globs with * and ?)");
+            }
             log = new CompletionLog(partial(completionsCsv));
             lifecycle = new LifecycleLog(lifecycleCsv == null ? null : partial(lifecycleCsv),
                     timelinePath == null ? null : partial(timelinePath));
@@ -230,7 +235,7 @@ public final class Replay {
             step.schedule(0);
             sim.run();
             if (!finished) {
-                throw new TraceError(pending != null ? pending.position() : null,
+                throw new TraceError(pending != null ? pending.position() : current.position(),
                         "the simulation ran out of events while " + (waiter != null ? waiter.describe()
                                 : "a declaration was waiting for its completion") + ": nothing more can happen");
             }
@@ -391,7 +396,7 @@ public final class Replay {
             }
             long at = resolve(pending.time());
             if (at > sim.now()) {
-                step.schedule(at);
+                step.reschedule(at); // a call that resumed the replay at once may have scheduled it already
                 return;
             }
             if (at < sim.now()) {
@@ -399,6 +404,7 @@ public final class Replay {
             }
             TraceLine l = pending;
             pending = null;
+            current = l;
             lastTime = sim.now();
             if (l.isCall()) {
                 callLines++;
@@ -420,12 +426,18 @@ public final class Replay {
     }
 
     private long resolve(TimeSpec t) {
-        return switch (t.kind()) {
+        long at = switch (t.kind()) {
             case NONE -> lastTime;
             case ABSOLUTE -> t.ps();
             case RELATIVE -> lastTime + t.ps();
             case ANCHORED -> anchors[t.anchor()] + t.ps();
         };
+        // The checker bounds each line's earliest time; a line that blocked long can still push a later one past it.
+        if (at > TimeSpec.MAX_PS || at < 0 && t.kind() != TimeSpec.Kind.ANCHORED) {
+            throw new TraceError(pending.position(), "this line runs past the latest time a trace may use (2^62 ps,"
+                    + " about 53 days)");
+        }
+        return at;
     }
 
     /** The current line waits for something asynchronous; {@link #resume} continues. */
@@ -605,15 +617,7 @@ public final class Replay {
         switch (f.kind()) {
             case ZERO -> { } // host memory starts zeroed
             case BYTE -> memory.fill(address, size, (byte) f.value());
-            case PATTERN -> {
-                byte[] chunk = new byte[(int) Math.min(size, 1 << 16)];
-                SplittableRandom random = new SplittableRandom(f.value());
-                for (long off = 0; off < size; off += chunk.length) {
-                    int n = (int) Math.min(chunk.length, size - off);
-                    random.nextBytes(chunk);
-                    memory.write(address + off, chunk, 0, n);
-                }
-            }
+            case PATTERN -> memory.fillPattern(address, size, f.value()); // SplittableRandom(seed)'s bytes, made lazily
         }
     }
 
