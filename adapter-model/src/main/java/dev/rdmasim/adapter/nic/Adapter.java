@@ -132,9 +132,10 @@ public final class Adapter extends Module implements MmioTarget {
         fetch = new WqeFetchEngine(this, WqeFetchEngine.Params.of(profile), clock, work, qps, contexts, credits, fetchPort);
         parser = new WqeParser(this, WqeParser.Params.of(profile), clock, work, qps, credits);
         eq = new EventQueueUnit(this, pc.msixBase(), EVENTS_IN_FLIGHT);
-        cqe = new CqeWriter(this, clock, new DmaPort(dma.addChannel("cqe", writeQueue), 1),
-                new DmaPort(dma.addChannel("event", 16), 0), 64, profile.getInt(NIC_CQE_CYCLES),
-                profile.getInt(NIC_CQC_CACHE_ENTRIES), profile.getInt(NIC_CQC_CACHE_WAYS));
+        firmware = new FirmwareTables(fwParams, sim, name, memory, contexts, keys, credits, fetch, parser);
+        cqe = new CqeWriter(this, CqeWriter.Params.of(profile), clock, work, firmware, contexts, eq,
+                new DmaPort(dma.addChannel("cqe", writeQueue), 1), new DmaPort(dma.addChannel("event", 16), 0),
+                this::reportRetired);
         scheduler = new SendScheduler(qps);
         req = new RequesterTransport(this, RequesterTransport.Params.of(profile), work, qps, credits, fetch, cqe, scheduler,
                 this::reportRetired);
@@ -142,7 +143,6 @@ public final class Adapter extends Module implements MmioTarget {
         tx = new Transmitter(this, txSlots, dma.addChannel("payload", readQueue), req, scheduler);
         payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue));
         rx = new Receiver(this, payload, dma.addChannel("rqFetch", readQueue));
-        firmware = new FirmwareTables(fwParams, sim, name, memory, contexts, keys, credits, fetch, parser);
 
         // Hand-offs down the pipeline, and the credits and ready signals that come back up.
         doorbells.connect(fetch, parser);
@@ -151,6 +151,7 @@ public final class Adapter extends Module implements MmioTarget {
         scheduler.connect(req);
         req.connect(tx, rx::startRecvFlush);
         firmware.connect(cqe, req, rx);
+        cqe.onSpace(req::cqeSpace, rx::cqeSpace);
         keys.addWaiter(tx::pump);
         keys.addWaiter(rx::resume);
     }

@@ -1,5 +1,8 @@
 package dev.rdmasim.adapter.nic;
 
+import static dev.rdmasim.adapter.config.Parameters.*;
+
+import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.cache.SetAssocCache;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.Doorbells;
@@ -49,7 +52,13 @@ final class CqeWriter extends Module implements DmaCallback {
         int eventCqnAfter;
     }
 
-    private final Adapter nic;
+    private final WorkClock work;
+    private final FirmwareTables firmware;
+    private final ContextMemory contexts;
+    private final EventQueueUnit eq;
+    private final RequesterTransport.Retirements retirements;
+    /** Told when a job slot frees: the requester transport and the receiver, in that order. */
+    private Runnable[] spaceListeners = new Runnable[0];
     private final Job[] jobs;
     private int head;
     private int count;
@@ -77,9 +86,24 @@ final class CqeWriter extends Module implements DmaCallback {
     private final TimeAverage queued;
     private final Signal queuedSignal;
 
-    CqeWriter(Adapter nic, ClockDomain clock, DmaPort port, DmaPort eventPort, int depth, int cqeCycles, int cqcEntries, int cqcWays) {
-        super(nic, "cqe");
-        this.nic = nic;
+    /** What the block is built with, taken from the profile once. */
+    record Params(int depth, int cqeCycles, int cqcEntries, int cqcWays, SetAssocCache.Policy policy) {
+        static Params of(Profile p) {
+            return new Params(64, p.getInt(NIC_CQE_CYCLES), p.getInt(NIC_CQC_CACHE_ENTRIES), p.getInt(NIC_CQC_CACHE_WAYS),
+                    SetAssocCache.Policy.of(p.getString(NIC_CACHE_REPLACEMENT)));
+        }
+    }
+
+    CqeWriter(Module parent, Params params, ClockDomain clock, WorkClock work, FirmwareTables firmware, ContextMemory contexts,
+            EventQueueUnit eq, DmaPort port, DmaPort eventPort, RequesterTransport.Retirements retirements) {
+        super(parent, "cqe");
+        this.work = work;
+        this.firmware = firmware;
+        this.contexts = contexts;
+        this.eq = eq;
+        this.retirements = retirements;
+        int depth = params.depth();
+        int cqeCycles = params.cqeCycles();
         this.port = port;
         this.eventPort = eventPort;
         this.cqeCycles = cqeCycles;
@@ -89,13 +113,18 @@ final class CqeWriter extends Module implements DmaCallback {
         }
         busy = new Busy(this, clock, signal("busy", 1));
         resume = sim().event(fullName() + ".step", this::pump);
-        cqcCache = new SetAssocCache(this, "cqcCache", cqcEntries, cqcWays, 64, nic.cachePolicy());
+        cqcCache = new SetAssocCache(this, "cqcCache", params.cqcEntries(), params.cqcWays(), 64, params.policy());
         port.onReady(this::pump);
         written = stats().counter("cqes", "CQEs", "CQEs written to host memory");
         errors = stats().counter("errorCqes", "CQEs", "error CQEs written");
         overflows = stats().counter("overflows", "CQEs", "CQEs dropped because their CQ was full");
         queued = stats().timeAverage("queued", "jobs", "completions waiting to be written");
         queuedSignal = signal("queued", 8);
+    }
+
+    /** Who waits for a free job slot (the ready signal {@code cqeSpace}), called in this order. */
+    void onSpace(Runnable... listeners) {
+        spaceListeners = listeners.clone();
     }
 
     int queuedJobs() {
@@ -171,10 +200,10 @@ final class CqeWriter extends Module implements DmaCallback {
         pumping = true;
         try {
             while (!waiting && issued < count && !port.blocked()) {
-                if (busy.deferWhileBusy(nic.at(), resume)) {
+                if (busy.deferWhileBusy(work.at(), resume)) {
                     break;
                 }
-                step(busy.book(cqeCycles, nic.at()));
+                step(busy.book(cqeCycles, work.at()));
             }
         } finally {
             pumping = false;
@@ -186,12 +215,12 @@ final class CqeWriter extends Module implements DmaCallback {
     private void step(long t) {
         int index = wrap(head + issued);
         Job j = jobs[index];
-        Cq cq = nic.cq(j.cqn);
+        Cq cq = firmware.cq(j.cqn);
         int r = cqcCache.lookup(j.cqn);
         if (r < 0) {
             if (r <= -3) {
                 waiting = true;
-                ctxRead.read(nic.contexts.cqContextAddress(j.cqn), cqcCache.line(SetAssocCache.missSlot(r)), 0, 64, this, SetAssocCache.missSlot(r));
+                ctxRead.read(contexts.cqContextAddress(j.cqn), cqcCache.line(SetAssocCache.missSlot(r)), 0, 64, this, SetAssocCache.missSlot(r));
                 port.send(ctxRead.notBefore(t));
             } else {
                 waiting = true;
@@ -255,13 +284,13 @@ final class CqeWriter extends Module implements DmaCallback {
         if (r == ctxRead) {
             cqcCache.fill((int) r.cookie());
         } else {
-            Cq cq = nic.cq(jobs[wrap(head + issued)].cqn);
+            Cq cq = firmware.cq(jobs[wrap(head + issued)].cqn);
             cq.consumerKnown = cq.producer - ((cq.producer - Doorbells.cqConsumerIndex(dbBuf, 0)) & 0xFF_FFFF);
             if (cq.producer - cq.consumerKnown >= cq.size()) {
                 cq.overflowed = true;
                 overflows.inc();
-                nic.firmware.cqOverflowed(cq);
-                nic.eq.cqError(eventPort, cq.cqn, eventSent);
+                firmware.cqOverflowed(cq);
+                eq.cqError(eventPort, cq.cqn, eventSent);
             }
         }
         pump();
@@ -275,7 +304,7 @@ final class CqeWriter extends Module implements DmaCallback {
             // The CQE's TLPs have left: an EQE and MSI-X issued now follow it on the link.
             if (j.raiseAfter) {
                 j.raiseAfter = false;
-                nic.eq.completion(eventPort, j.eventCqnAfter, eventSent);
+                eq.completion(eventPort, j.eventCqnAfter, eventSent);
             }
         }
         pump();
@@ -310,15 +339,16 @@ final class CqeWriter extends Module implements DmaCallback {
             throw new InvariantViolation(fullName() + ": CQEs retired out of order");
         }
         if (j.report) {
-            nic.reportRetired(j.qpn, j.wqeCounter, j.wqeOpcode, j.bytes, dropped ? -1 : j.syndrome, j.stamps);
+            retirements.retired(j.qpn, j.wqeCounter, j.wqeOpcode, j.bytes, dropped ? -1 : j.syndrome, j.stamps);
         }
         head = wrap(head + 1);
         count--;
         issued--;
         queued.set(count);
         queuedSignal.set(count);
-        nic.req.cqeSpace();
-        nic.rx.cqeSpace();
+        for (Runnable r : spaceListeners) {
+            r.run();
+        }
     }
 
     private void releaseHeldEvent(Cq cq) {
@@ -337,7 +367,7 @@ final class CqeWriter extends Module implements DmaCallback {
                 return;
             }
         }
-        nic.eq.completion(eventPort, cqn, eventSent);
+        eq.completion(eventPort, cqn, eventSent);
     }
 
     /** The arm doorbell of {@code cq} with its arm word (command, sequence, consumer index). */
