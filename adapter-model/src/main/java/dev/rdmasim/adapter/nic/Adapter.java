@@ -48,7 +48,7 @@ public final class Adapter extends Module implements MmioTarget {
     public static final int CQ_CONTEXT_BYTES = ContextMemory.CQ_CONTEXT_BYTES;
     /** The first QP number a data QP gets: 0 and 1 are the special QPs of the IB architecture. */
     public static final int FIRST_DATA_QPN = FirmwareTables.FIRST_DATA_QPN;
-    static final int PAGE = 4096;
+    static final int PAGE = Doorbells.PAGE_SIZE;
     /** Events one adapter may have in flight at once: CQ events, one command and QP1's staged receives. */
     private static final int EVENTS_IN_FLIGHT = 16;
 
@@ -193,7 +193,8 @@ public final class Adapter extends Module implements MmioTarget {
     public GsiUnit gsi() {
         if (gsi == null) {
             // Its doorbells live in the page after the last QP's.
-            gsi = new GsiUnit(this, new DmaPort(pcie.dma().addChannel("gsi", 16), GsiUnit.BACKLOG), profile.getInt(NIC_MAX_QPS));
+            gsi = new GsiUnit(this, GsiUnit.Params.of(profile), clock, work, eq,
+                    new DmaPort(pcie.dma().addChannel("gsi", 16), GsiUnit.BACKLOG), mac, ip, profile.getInt(NIC_MAX_QPS));
             if (port != null) {
                 gsi.attach(port);
             }

@@ -4,6 +4,7 @@ import static dev.rdmasim.adapter.config.Parameters.NIC_RX_PACKET_CYCLES;
 import static dev.rdmasim.adapter.config.Parameters.NIC_TX_PACKET_CYCLES;
 
 import dev.rdmasim.adapter.format.BigEndian;
+import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.pcie.DmaCallback;
 import dev.rdmasim.adapter.pcie.DmaPort;
@@ -73,7 +74,10 @@ public final class GsiUnit extends Module implements DmaCallback {
     private static final int DOORBELL_SEND = 0;
     private static final int DOORBELL_RECV = 8;
 
-    private final Adapter nic;
+    private final WorkClock work;
+    private final EventQueueUnit eq;
+    private final long mac;
+    private final int ip;
     private final DmaPort dma;
     private final long doorbellPage;
     private final Busy txBusy;
@@ -125,17 +129,28 @@ public final class GsiUnit extends Module implements DmaCallback {
     private final TimeAverage stagedAvg;
     private final Signal stagedSignal;
 
-    GsiUnit(Adapter nic, DmaPort port, int doorbellPage) {
-        super(nic, "gsi");
-        this.nic = nic;
+    /** What the unit is built with, taken from the profile once: its packetizer's and receive cycles per frame. */
+    record Params(int txCycles, int rxCycles) {
+        static Params of(dev.rdmasim.adapter.config.Profile p) {
+            return new Params(p.getInt(NIC_TX_PACKET_CYCLES), p.getInt(NIC_RX_PACKET_CYCLES));
+        }
+    }
+
+    GsiUnit(Module parent, Params params, dev.rdmasim.kernel.hw.ClockDomain clock, WorkClock work, EventQueueUnit eq,
+            DmaPort port, long mac, int ip, int doorbellPage) {
+        super(parent, "gsi");
+        this.work = work;
+        this.eq = eq;
+        this.mac = mac;
+        this.ip = ip;
         this.dma = port;
         this.doorbellPage = doorbellPage;
         txBusy = new Busy(new Module(this, "tx") {
-        }, nic.clock, signal("txBusy", 1));
+        }, clock, signal("txBusy", 1));
         rxBusy = new Busy(new Module(this, "rx") {
-        }, nic.clock, signal("rxBusy", 1));
-        txCycles = nic.profile.getInt(NIC_TX_PACKET_CYCLES);
-        rxCycles = nic.profile.getInt(NIC_RX_PACKET_CYCLES);
+        }, clock, signal("rxBusy", 1));
+        txCycles = params.txCycles();
+        rxCycles = params.rxCycles();
         for (int i = 0; i < STAGES; i++) {
             madWrite[i] = new DmaRequest();
             int stage = i;
@@ -145,7 +160,7 @@ public final class GsiUnit extends Module implements DmaCallback {
                 }
             };
         }
-        writer.macs(0, nic.mac);
+        writer.macs(0, mac);
         madsSent = stats().counter("madsSent", "MADs", "MADs sent as UD frames from QP1");
         madsReceived = stats().counter("madsReceived", "MADs", "MADs written into a posted receive buffer");
         badSends = stats().counter("badSends", "entries", "send entries dropped for a bad length (not a 256-byte MAD)");
@@ -185,12 +200,12 @@ public final class GsiUnit extends Module implements DmaCallback {
 
     /** BAR offset of the send doorbell (8 bytes: the producer count). */
     public long sendDoorbellOffset() {
-        return doorbellPage * Adapter.PAGE + DOORBELL_SEND;
+        return doorbellPage * Doorbells.PAGE_SIZE + DOORBELL_SEND;
     }
 
     /** BAR offset of the receive doorbell (8 bytes: the count of buffers posted). */
     public long recvDoorbellOffset() {
-        return doorbellPage * Adapter.PAGE + DOORBELL_RECV;
+        return doorbellPage * Doorbells.PAGE_SIZE + DOORBELL_RECV;
     }
 
     int doorbellPage() {
@@ -240,10 +255,10 @@ public final class GsiUnit extends Module implements DmaCallback {
             return;
         }
         long t = txBusy.book(txCycles);
-        long mac = BigEndian.i64(sendBuf, SEND_DST_MAC) & 0xFFFF_FFFF_FFFFL;
-        int ip = BigEndian.i32(sendBuf, SEND_DST_IP);
+        long dstMac = BigEndian.i64(sendBuf, SEND_DST_MAC) & 0xFFFF_FFFF_FFFFL;
+        int dstIp = BigEndian.i32(sendBuf, SEND_DST_IP);
         int qpn = BigEndian.i32(sendBuf, SEND_DST_QPN) & 0xFF_FFFF;
-        writer.macs(mac, nic.mac).ipv4(nic.ip, ip).udpSourcePort(RoceWriter.entropyPort(QPN, qpn))
+        writer.macs(dstMac, mac).ipv4(this.ip, dstIp).udpSourcePort(RoceWriter.entropyPort(QPN, qpn))
                 .bth(Opcode.UD_SEND_ONLY, qpn, psn).deth(BigEndian.i32(sendBuf, SEND_QKEY), QPN);
         psn = (psn + 1) & 0xFF_FFFF;
         f.length(writer.write(f.data(), sendBuf, MAD_OFFSET, CmMad.SIZE));
@@ -288,7 +303,7 @@ public final class GsiUnit extends Module implements DmaCallback {
 
     /**
      * A valid UD frame the receiver took, wrapped in {@code r}; the receiver releases the frame afterwards, so
-     * the MAD is copied out now. Runs inside the receiver's frame handling, at its instant ({@link Adapter#at()}).
+     * the MAD is copied out now. Runs inside the receiver's frame handling, at its instant ({@link WorkClock}).
      */
     void receive(RoceReader r) {
         if (r.destQp() != QPN) {
@@ -312,7 +327,7 @@ public final class GsiUnit extends Module implements DmaCallback {
             dropOverrun.inc();
             return;
         }
-        long t = rxBusy.book(rxCycles, nic.at());
+        long t = rxBusy.book(rxCycles, work.at());
         rxBusy.idleAfterBookings();
         stageBusy[s] = true;
         staged++;
@@ -331,7 +346,7 @@ public final class GsiUnit extends Module implements DmaCallback {
         madsReceived.inc();
         dma.send(madWrite[s].write(addr, b, 0, RECV_SLOT, this, s, false).notBefore(t));
         // The event and interrupt follow the MAD on the same channel, so the driver finds the MAD in place.
-        nic.eq.qpEvent(dma, EVENT_TYPE, QPN, t, stageFreed[s]);
+        eq.qpEvent(dma, EVENT_TYPE, QPN, t, stageFreed[s]);
     }
 
     private int freeStage() {
