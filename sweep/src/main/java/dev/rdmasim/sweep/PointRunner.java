@@ -100,7 +100,10 @@ public final class PointRunner {
         }
     }
 
-    /** Replays the trace's text from a private temporary directory (outputs included), removed afterwards. */
+    /**
+     * Replays the trace's text, written into a private temporary directory (with the profile file it names, for
+     * a point that came over the network), removed afterwards; the replay itself writes no output file.
+     */
     private static void runTrace(Point point, PointSetup setup, List<Metric> metrics, List<Metric> busy) {
         Path dir = null;
         try {
@@ -113,8 +116,9 @@ public final class PointRunner {
                 Files.writeString(file, point.profileText(), StandardCharsets.UTF_8);
                 profile = file.toString();
             }
-            ReplayOptions o = new ReplayOptions(dir.resolve("out"), profile, setup.overrides, point.seed(), false,
-                    null, false, false, null, false, setup.qpLine); // lifecycle.csv: nothing reads it here
+            // No output directory: a point's metrics come from the result, and no file is written for them.
+            ReplayOptions o = new ReplayOptions(null, profile, setup.overrides, point.seed(), false, null, false, false,
+                    null, false, setup.qpLine);
             BusyWindow window = new BusyWindow();
             ReplayResult r = Replay.run(trace, o,
                     inspection -> busy.addAll(window.end(inspection.topology().host(0).sim())), null,
