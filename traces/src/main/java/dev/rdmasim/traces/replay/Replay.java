@@ -529,12 +529,14 @@ public final class Replay {
         if (status == STATUS_PENDING || status == STATUS_SUCCESS) {
             return;
         }
-        if (l.expects() && l.expectedStatus(STATUS_SUCCESS) == status) {
-            resume();
-            return;
-        }
         if (l.expects()) {
-            created(l, what, status); // throws: a different status than expected
+            int want = l.expectedStatus(STATUS_SUCCESS);
+            if (status == want) {
+                resume();
+                return;
+            }
+            throw new TraceError(l.position("expect"), what + " returned " + NtStatus.name(status) + " ("
+                    + NtStatus.hex(status) + "), expected " + NtStatus.name(want) + " (" + NtStatus.hex(want) + ")");
         }
         throw new TraceError(l.position(), what + " returned " + NtStatus.name(status) + " (" + NtStatus.hex(status)
                 + ")");
