@@ -81,14 +81,15 @@ public final class TraceChecker {
         }
     }
 
-    /** As {@link #check(Path, String, List)}, with what a replay needs besides the summary. */
-    public static Checked checkForReplay(Path file, String defaultProfile, List<String> overrides) throws IOException {
-        Path dir = file.toAbsolutePath().getParent();
-        try (TraceReader reader = TraceReader.open(file)) {
-            TraceChecker c = new TraceChecker(dir, defaultProfile, overrides);
-            Summary s = c.run(reader);
-            return new Checked(s, c.waitedByContext);
-        }
+    /**
+     * As {@link #check(Path, String, List)} for the trace {@code reader} reads (profile files relative to
+     * {@code baseDir}), with what a replay needs besides the summary.
+     */
+    public static Checked checkForReplay(TraceReader reader, Path baseDir, String defaultProfile,
+            List<String> overrides) {
+        TraceChecker c = new TraceChecker(baseDir, defaultProfile, overrides);
+        Summary s = c.run(reader);
+        return new Checked(s, c.waitedByContext);
     }
 
     /** Checks a trace read from {@code in}; profile files are relative to {@code baseDir}. */

@@ -57,7 +57,8 @@ public final class Replay {
     static final int REMEMBERED = 1 << 16;
     private static final long MAX_LATENCY_PS = 3_600_000_000_000_000L;
 
-    private final Path trace;
+    /** The trace: how it is named in outputs and messages, where its relative profile files lie, and its text. */
+    private final Source trace;
     private final ReplayOptions options;
     private final Simulator sim;
     private TraceReader reader;
@@ -106,7 +107,36 @@ public final class Replay {
     private final Map<String, Long> statusCounts = new TreeMap<>();
     private final Histogram latency = new Histogram(MAX_LATENCY_PS / 1000, 3);
 
-    private Replay(Path trace, ReplayOptions options) {
+    /**
+     * Where a trace comes from: a file, or a text a caller holds (a sweep point's trace, sent to a worker), read
+     * twice (the checker's pass, then the run).
+     *
+     * @param name    the file name in messages ({@code name:line:col}) and in {@code summary.json}
+     * @param baseDir where profile files named by {@code host} lines are looked up
+     */
+    record Source(String name, Path baseDir, java.util.concurrent.Callable<TraceReader> opener) {
+        static Source of(Path file) {
+            return new Source(file.toString(), file.toAbsolutePath().getParent(), () -> TraceReader.open(file));
+        }
+
+        TraceReader open() throws IOException {
+            try {
+                return opener.call();
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** The last part of the name, for the comment of a recording. */
+        String fileName() {
+            int slash = Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\'));
+            return name.substring(slash + 1);
+        }
+    }
+
+    private Replay(Source trace, ReplayOptions options) {
         this.trace = trace;
         this.options = options;
         this.sim = new Simulator(options.seed());
@@ -172,7 +202,27 @@ public final class Replay {
      */
     public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
             java.util.function.Consumer<RequestStages> requests, Progress progress) throws IOException {
-        TraceChecker.Checked checked = TraceChecker.checkForReplay(trace, options.baseProfile(), options.overrides());
+        return run(Source.of(trace), options, inspect, requests, progress);
+    }
+
+    /**
+     * As {@link #run(Path, ReplayOptions, java.util.function.Consumer, java.util.function.Consumer, Progress)}, for a
+     * trace given as text: {@code fileName} names it in messages and outputs, and profile files its {@code host} lines
+     * name are looked up in {@code baseDir}. Nothing is read from or written to the file system for the trace.
+     */
+    public static ReplayResult runText(String fileName, String text, Path baseDir, ReplayOptions options,
+            java.util.function.Consumer<Inspection> inspect, java.util.function.Consumer<RequestStages> requests,
+            Progress progress) throws IOException {
+        return run(new Source(fileName, baseDir, () -> new TraceReader(new java.io.StringReader(text), fileName)),
+                options, inspect, requests, progress);
+    }
+
+    private static ReplayResult run(Source trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
+            java.util.function.Consumer<RequestStages> requests, Progress progress) throws IOException {
+        TraceChecker.Checked checked;
+        try (TraceReader reader = trace.open()) {
+            checked = TraceChecker.checkForReplay(reader, trace.baseDir(), options.baseProfile(), options.overrides());
+        }
         TraceChecker.Summary summary = checked.summary();
         Replay r = new Replay(trace, options);
         r.waitedByContext = checked.waitedByContext();
@@ -190,7 +240,7 @@ public final class Replay {
 
     private ReplayResult replay() throws IOException {
         boolean ok = false;
-        try (TraceReader r = TraceReader.open(trace)) {
+        try (TraceReader r = trace.open()) {
             reader = r;
             outputs = new ReplayOutputs(options, sim);
             buildHosts();
@@ -231,7 +281,7 @@ public final class Replay {
                     calls, bytesMoved, new TreeMap<>(statusCounts), percentileNs(50), percentileNs(99));
             Map<String, Long> notifications = new java.util.LinkedHashMap<>();
             cqs.forEach((name, c) -> notifications.put(name, c.notifications));
-            outputs.finish(file -> Summary.write(file, trace, options, hostNames, topology, result, latency, late,
+            outputs.finish(file -> Summary.write(file, trace.name(), options, hostNames, topology, result, latency, late,
                     notifications, sim));
             ok = true;
             return result;
@@ -285,7 +335,7 @@ public final class Replay {
      */
     private void startRecording(int declared, Profile[] profiles) {
         try {
-            recorder = new TraceRecorder(options.record(), "recorded by rdmasim replay " + trace.getFileName()
+            recorder = new TraceRecorder(options.record(), "recorded by rdmasim replay " + trace.fileName()
                     + " (seed " + options.seed() + ")");
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot record into " + options.record(), e);
@@ -298,7 +348,7 @@ public final class Replay {
 
     /** The host's profile as the checker loads it (names, files relative to the trace), then the run's overrides. */
     private Profile profile(TraceLine host) {
-        return TraceChecker.hostProfile(host, trace.toAbsolutePath().getParent(), options.baseProfile(),
+        return TraceChecker.hostProfile(host, trace.baseDir(), options.baseProfile(),
                 options.overrides());
     }
 

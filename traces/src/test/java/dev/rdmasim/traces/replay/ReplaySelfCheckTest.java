@@ -278,4 +278,20 @@ class ReplaySelfCheckTest {
             assertThat(s.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("t.trace", "files");
         }
     }
+
+    @Test
+    void aTraceGivenAsTextReplaysAsItsFileDoes() throws IOException {
+        String body = "+10us write A.qp ctx=w sge=A.src+0:4KiB remote=B.dst+0\nwait A.cq ctx=w\n";
+        ReplayResult file = Replay.run(trace(body), ReplayOptions.into(dir.resolve("file")));
+        ReplayResult text = Replay.runText("t.trace", SETUP + body, dir, ReplayOptions.into(dir.resolve("text")),
+                in -> { }, null, null);
+        for (String f : new String[] {"completions.csv", "lifecycle.csv", "notifications.csv"}) {
+            assertThat(Files.mismatch(file.completionsCsv().resolveSibling(f), text.completionsCsv().resolveSibling(f)))
+                    .as(f).isEqualTo(-1L);
+        }
+        assertThat(text.simTimePs()).isEqualTo(file.simTimePs());
+        assertThatThrownBy(() -> Replay.runText("t.trace", SETUP + "check A.src+0:1 data=00\n", dir,
+                ReplayOptions.into(dir.resolve("bad")), in -> { }, null, null))
+                .hasMessageStartingWith("t.trace:13:1: memory check failed: A.src+0 holds");
+    }
 }
