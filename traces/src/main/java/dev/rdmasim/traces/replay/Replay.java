@@ -863,6 +863,9 @@ public final class Replay {
         String ctx = l.text("ctx", "");
         Request req = new Request(ctx, op, sim.now(), total);
         int flags = op.equals("receive") ? 0 : l.callFlags("flags");
+        if (recorder != null && l.expects()) {
+            recorder.expectNext(l.expectedStatus(STATUS_SUCCESS));
+        }
         int s;
         switch (op) {
             case "send" -> s = q.qp.send(req, sgl, sgl.length, flags);
