@@ -4,6 +4,7 @@ import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.traces.format.Buffer;
 import dev.rdmasim.traces.format.Fill;
 import dev.rdmasim.traces.format.Remote;
+import dev.rdmasim.traces.format.TraceError;
 import dev.rdmasim.traces.format.TraceLine;
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -21,6 +22,38 @@ abstract class MemoryExpectation {
     /** Resolves a {@code same=} value to memory (the replay knows where regions lie). */
     interface Ranges {
         Range of(TraceLine l, Remote r);
+    }
+
+    /**
+     * Compares the {@code length} bytes of {@code b} at {@code address} in {@code memory} with what the {@code check}
+     * line {@code l} expects, a chunk at a time; a difference is a {@link TraceError} at the line naming the first
+     * differing byte and how many differ.
+     */
+    static void check(TraceLine l, Buffer b, HostMemory memory, long address, long regionSize, Ranges ranges) {
+        MemoryExpectation want = of(l, b, regionSize, ranges);
+        byte[] got = new byte[(int) Math.min(b.length(), PatternBytes.CHUNK)];
+        byte[] expected = new byte[got.length];
+        long differing = 0;
+        long first = -1;
+        byte firstGot = 0;
+        byte firstWant = 0;
+        for (long off = 0; off < b.length(); off += got.length) {
+            int n = (int) Math.min(got.length, b.length() - off);
+            memory.read(address + off, got, 0, n);
+            want.next(expected, n);
+            for (int i = 0; i < n; i++) {
+                if (got[i] != expected[i] && differing++ == 0) {
+                    first = off + i;
+                    firstGot = got[i];
+                    firstWant = expected[i];
+                }
+            }
+        }
+        if (differing > 0) {
+            throw new TraceError(l.position(), "memory check failed: " + b.mr() + "+" + (b.offset() + first) + " holds "
+                    + String.format(java.util.Locale.ROOT, "0x%02x", firstGot & 0xFF) + ", expected " + String.format(java.util.Locale.ROOT, "0x%02x", firstWant & 0xFF)
+                    + " (" + differing + " of " + b.length() + " bytes differ)");
+        }
     }
 
     /** Writes the next {@code n} expected bytes into {@code dst[0..n)}. */

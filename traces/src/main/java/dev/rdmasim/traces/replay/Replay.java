@@ -52,9 +52,7 @@ import org.HdrHistogram.Histogram;
  * leaves nothing that claims to be complete.
  */
 public final class Replay {
-    private static final int POLL_BATCH = 16;
-    /** How many unclaimed contexts a CQ waited on by context remembers. */
-    static final int REMEMBERED = 1 << 16;
+    static final int POLL_BATCH = 16;
     private static final long MAX_LATENCY_PS = 3_600_000_000_000_000L;
 
     /** The trace: how it is named in outputs and messages, where its relative profile files lie, and its text. */
@@ -1052,33 +1050,8 @@ public final class Replay {
     private void memoryCheck(TraceLine l) {
         Buffer b = l.buffer(0);
         long[] at = region(l, b.mr());
-        HostMemory memory = topology.host(hostIndex(b.mr())).memory();
-        MemoryExpectation want = MemoryExpectation.of(l, b, at[1], this::otherRange);
-        byte[] got = new byte[(int) Math.min(b.length(), 1 << 16)];
-        byte[] expected = new byte[got.length];
-        long differing = 0;
-        long first = -1;
-        byte firstGot = 0;
-        byte firstWant = 0;
-        for (long off = 0; off < b.length(); off += got.length) {
-            int n = (int) Math.min(got.length, b.length() - off);
-            memory.read(at[0] + b.offset() + off, got, 0, n);
-            want.next(expected, n);
-            for (int i = 0; i < n; i++) {
-                if (got[i] != expected[i]) {
-                    if (differing++ == 0) {
-                        first = off + i;
-                        firstGot = got[i];
-                        firstWant = expected[i];
-                    }
-                }
-            }
-        }
-        if (differing > 0) {
-            throw new TraceError(l.position(), "memory check failed: " + b.mr() + "+" + (b.offset() + first) + " holds "
-                    + String.format("0x%02x", firstGot & 0xFF) + ", expected " + String.format("0x%02x", firstWant & 0xFF)
-                    + " (" + differing + " of " + b.length() + " bytes differ)");
-        }
+        MemoryExpectation.check(l, b, topology.host(hostIndex(b.mr())).memory(), at[0] + b.offset(), at[1],
+                this::otherRange);
     }
 
     /** The memory and address of {@code same=MR+OFFSET}. */
@@ -1101,99 +1074,6 @@ public final class Replay {
         int s = target.close(null, null);
         if (s != STATUS_SUCCESS && s != STATUS_PENDING) {
             throw new InvariantViolation("NdkCloseObject returned " + NtStatus.name(s));
-        }
-    }
-
-    /** A CQ and what the replay keeps for it. */
-    static final class CqEntry {
-        final String name;
-        final int host;
-        NdkCq cq;
-        long notifications;
-        boolean auto;
-        /** What the CQ is armed for (the strongest arm since its last notification), -1: not armed. */
-        int armedType = -1;
-        /**
-         * Contexts taken from this CQ that no {@code wait ... ctx=} has claimed yet, with their counts, oldest first;
-         * null when no such wait names the CQ. At most {@link #REMEMBERED} (the oldest are forgotten).
-         */
-        java.util.LinkedHashMap<String, int[]> taken;
-        final NdkResultEx[] results = new NdkResultEx[POLL_BATCH];
-
-        CqEntry(String name, int host) {
-            this.name = name;
-            this.host = host;
-            for (int i = 0; i < results.length; i++) {
-                results[i] = new NdkResultEx();
-            }
-        }
-
-        void remember(String ctx) {
-            int[] n = taken.get(ctx);
-            if (n != null) {
-                n[0]++;
-                return;
-            }
-            if (taken.size() == REMEMBERED) {
-                var eldest = taken.keySet().iterator();
-                eldest.next();
-                eldest.remove();
-            }
-            taken.put(ctx, new int[] {1});
-        }
-
-        /** Takes one remembered completion of {@code ctx}; false if none was taken (or it was forgotten). */
-        boolean claim(String ctx) {
-            int[] n = taken == null ? null : taken.get(ctx);
-            if (n == null) {
-                return false;
-            }
-            if (--n[0] == 0) {
-                taken.remove(ctx);
-            }
-            return true;
-        }
-
-        void armed(int type) {
-            if (rank(type) > rank(armedType)) {
-                armedType = type;
-            }
-        }
-
-        private static int rank(int type) {
-            return switch (type) {
-                case dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_ANY -> 3;
-                case dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_SOLICITED -> 2;
-                case dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_ERRORS -> 1;
-                default -> 0;
-            };
-        }
-
-        /** The arm's name as the trace writes it. */
-        String armedName() {
-            return switch (armedType) {
-                case dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_ANY -> "ANY";
-                case dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_SOLICITED -> "SOLICITED";
-                case dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_ERRORS -> "ERRORS";
-                default -> "";
-            };
-        }
-    }
-
-    /** A QP, its CQs and the connector that connected it. */
-    static final class QpEntry {
-        final String name;
-        final int host;
-        NdkQp qp;
-        String icq;
-        String rcq;
-        NdkConnector connector;
-        /** Its initiator CQ is polled automatically (its completions are owed before the replay may stop). */
-        boolean icqAuto;
-
-        QpEntry(String name, int host) {
-            this.name = name;
-            this.host = host;
         }
     }
 }
