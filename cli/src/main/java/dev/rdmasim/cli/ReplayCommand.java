@@ -118,6 +118,9 @@ final class ReplayCommand implements Runnable {
         if (r.lifecycleCsv() != null) {
             p.printf(Locale.ROOT, "  lifecycle       %s%n", r.lifecycleCsv());
         }
+        if (r.notificationsCsv() != null) {
+            p.printf(Locale.ROOT, "  notifications   %s%n", r.notificationsCsv());
+        }
         if (r.vcd() != null) {
             p.printf(Locale.ROOT, "  waveform        %s   (gtkwave %s)%n", r.vcd(), r.vcd());
         }
