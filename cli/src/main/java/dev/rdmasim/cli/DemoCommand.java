@@ -71,6 +71,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                 : Path.of("rdmasim-out", name.equals(Examples.names().get(0)) ? "demo" : "demo-" + name);
         Path trace;
         Optional<String> save = Examples.gtkwaveSave(name);
+        OutputPaths.directory("--out", out);
         Path saveFile = out.resolve(name + ".gtkw");
         try {
             trace = Examples.extract(name, out);
@@ -173,6 +174,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new UserError(e.getMessage());
             }
+            OutputPaths.directory("--out", out);
             dev.rdmasim.adapter.demo.AdapterDemo.Result r;
             try {
                 r = dev.rdmasim.adapter.demo.AdapterDemo.run(out, seed, p, size, messages, depth, output.signals);
@@ -224,6 +226,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
             if (tokens < 1) {
                 throw new UserError("--tokens must be at least 1, got " + tokens);
             }
+            OutputPaths.directory("--out", out);
             KernelDemo.Result r;
             try {
                 r = KernelDemo.run(out, seed, tokens, output.signals);

@@ -15,10 +15,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -72,14 +70,9 @@ final class ExplainCommand implements Runnable {
         Replay.RequestStages[] found = {null};
         long[] count = {0};
         Profile[] profiles = new Profile[2];
-        Path dir;
         try {
-            dir = Files.createTempDirectory("rdmasim-explain");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        try {
-            ReplayOptions o = new ReplayOptions(dir, opts.profile, opts.overrides, opts.seed, false, null, false, false);
+            // No output directory: explain needs the request stages, not the replay's files.
+            ReplayOptions o = new ReplayOptions(null, opts.profile, opts.overrides, opts.seed, false, null, false, false);
             Replay.run(trace, o, in -> {
                 for (int h = 0; h < 2; h++) {
                     profiles[h] = in.topology().host(h).adapter().profile();
@@ -96,8 +89,6 @@ final class ExplainCommand implements Runnable {
             throw new UserError(e.getMessage());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot replay " + trace, e);
-        } finally {
-            deleteQuietly(dir);
         }
         if (found[0] == null) {
             throw new UserError(ctx != null ? "no initiator request with ctx=" + ctx + " in " + trace
@@ -107,16 +98,6 @@ final class ExplainCommand implements Runnable {
         PrintWriter p = spec.commandLine().getOut();
         new Narrator(found[0], profiles).print(p, trace);
         p.flush();
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path f : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(f);
-            }
-        } catch (IOException e) {
-            // A temporary directory left behind is harmless.
-        }
     }
 
     /** Turns one request's stage times into sentences, with the figures of the profiles that explain them. */

@@ -1,5 +1,7 @@
 package dev.rdmasim.cli;
 
+import dev.rdmasim.traces.format.TraceError;
+import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,18 +29,50 @@ public final class Main implements Runnable {
     public static int execute(String... args) {
         CommandLine cmd = commandLine();
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
-            if (ex instanceof UserError) {
-                line.getErr().println("rdmasim: " + ex.getMessage());
+            String message = userMessage(ex);
+            if (message != null) {
+                line.getErr().println("rdmasim: " + TraceError.printable(message));
                 return 2;
             }
             throw ex;
         });
+        cmd.setParameterExceptionHandler(Main::parameterError);
         return cmd.execute(args);
     }
 
     /** The command line with every subcommand, as {@link #execute} runs it. */
     static CommandLine commandLine() {
         return new CommandLine(new Main());
+    }
+
+    /** The one line a mistake of the user's is reported as, or null for a failure of the simulator itself. */
+    static String userMessage(Exception ex) {
+        if (ex instanceof UserError || ex instanceof TraceError) {
+            return ex.getMessage();
+        }
+        if (ex instanceof UncheckedIOException u) {
+            // A place the user named could not be read or written (a full disk, a path taken away).
+            return u.getMessage() + ": " + OutputPaths.describe(u.getCause());
+        }
+        return null;
+    }
+
+    /**
+     * A command line picocli could not parse (unknown option or command, missing or bad value): one line saying
+     * what, and where the command's help is, rather than the whole usage text.
+     */
+    private static int parameterError(CommandLine.ParameterException ex, String[] args) {
+        CommandLine line = ex.getCommandLine();
+        String message = ex.getMessage();
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+            message += " (did you mean " + String.join(" or ", u.getSuggestions().stream().limit(3)
+                    .map(s -> "'" + s + "'").toList()) + "?)";
+        }
+        // The help command as the user starts it: the qualified name less its first word, after command().
+        String qualified = line.getCommandSpec().qualifiedName();
+        String sub = qualified.indexOf(' ') < 0 ? "" : qualified.substring(qualified.indexOf(' '));
+        line.getErr().println("rdmasim: " + TraceError.printable(message) + "; see " + command() + sub + " --help");
+        return 2;
     }
 
     @Override

@@ -65,7 +65,9 @@ final class PciePerfCommand implements Runnable {
         List<PcieBench.Options> runs = new ArrayList<>();
         try {
             t = PcieBench.Test.of(test);
-            if (window < 0 || window > PcieBench.MAX_WINDOW) {
+            // 0 stands for "the profile's read tags" only when --window is not given.
+            boolean given = spec.commandLine().getParseResult().hasMatchedOption("--window");
+            if (window < 0 || window > PcieBench.MAX_WINDOW || given && window == 0) {
                 throw new IllegalArgumentException("--window must be 1.." + PcieBench.MAX_WINDOW + ", got " + window);
             }
             if (all && spec.commandLine().getParseResult().hasMatchedOption("-s")) {

@@ -79,6 +79,9 @@ final class PerfCommand implements Callable<Integer> {
             throw new UserError("--window applies to pcie_read and pcie_write only");
         }
         PerfOptions options = options();
+        if (record != null) {
+            OutputPaths.file("--record", record);
+        }
         PrintWriter out = spec.commandLine().getOut();
         if (!json) {
             printHeader(out, options);
@@ -252,6 +255,7 @@ final class PerfCommand implements Callable<Integer> {
         pcie.setOut(spec.commandLine().getOut());
         pcie.setErr(spec.commandLine().getErr());
         pcie.setExecutionExceptionHandler(spec.commandLine().getExecutionExceptionHandler());
+        pcie.setParameterExceptionHandler(spec.commandLine().getParameterExceptionHandler());
         return pcie.execute(args.toArray(String[]::new));
     }
 }

@@ -4,12 +4,12 @@ import dev.rdmasim.adapter.config.Profiles;
 import dev.rdmasim.kernel.Time;
 import dev.rdmasim.ndk.NtStatus;
 import dev.rdmasim.traces.format.TraceError;
+import dev.rdmasim.traces.replay.OptionError;
 import dev.rdmasim.traces.replay.Replay;
 import dev.rdmasim.traces.replay.ReplayOptions;
 import dev.rdmasim.traces.replay.ReplayResult;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -72,6 +72,10 @@ final class ReplayCommand implements Runnable {
             throw new UserError(e.getMessage());
         }
         Path dir = out != null ? out : Path.of("rdmasim-out", baseName(trace));
+        OutputPaths.directory("--out", dir);
+        if (record != null) {
+            OutputPaths.file("--record", record);
+        }
         boolean wave = vcd || !vcdSignals.isEmpty();
         ReplayOptions o = new ReplayOptions(dir, opts.profile, opts.overrides, opts.seed, wave, vcdSignals, timeline, pcap, record,
                 !noLifecycle);
@@ -91,8 +95,10 @@ final class ReplayCommand implements Runnable {
             });
         } catch (TraceError e) {
             throw new UserError(e.getMessage());
+        } catch (OptionError e) {
+            throw new UserError((vcdSignals.isEmpty() ? "" : "--vcd-signals: ") + e.getMessage());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot replay " + trace + " into " + dir, e);
+            throw new UserError("cannot write the outputs of " + trace + " into " + dir + ": " + OutputPaths.describe(e));
         }
         double seconds = (System.nanoTime() - wall) / 1e9;
         PrintWriter p = spec.commandLine().getOut();
@@ -111,6 +117,9 @@ final class ReplayCommand implements Runnable {
         p.printf(Locale.ROOT, "  summary         %s%n", r.summaryJson());
         if (r.lifecycleCsv() != null) {
             p.printf(Locale.ROOT, "  lifecycle       %s%n", r.lifecycleCsv());
+        }
+        if (r.notificationsCsv() != null) {
+            p.printf(Locale.ROOT, "  notifications   %s%n", r.notificationsCsv());
         }
         if (r.vcd() != null) {
             p.printf(Locale.ROOT, "  waveform        %s   (gtkwave %s)%n", r.vcd(), r.vcd());

@@ -107,6 +107,7 @@ final class SweepCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         SweepSpec sweep = spec();
+        OutputPaths.directory("--out", out);
         int n = jobs != null ? jobs : Runtime.getRuntime().availableProcessors();
         if (n < 1) {
             throw new UserError("--jobs must be at least 1, got " + n);
@@ -159,7 +160,10 @@ final class SweepCommand implements Callable<Integer> {
                 }
                 return SweepFile.read(file);
             }
-            if ((perf == null) == (trace == null)) {
+            if (perf != null && trace != null) {
+                throw new UserError("give one workload: --perf " + perf + " or --trace " + trace + ", not both");
+            }
+            if (perf == null && trace == null) {
                 throw new UserError("give the workload: --perf TEST or --trace FILE (or the whole sweep with --file)");
             }
             SweepSpec.Builder b;

@@ -34,7 +34,7 @@ class MainTest {
         for (String f : new String[] {"wave.vcd", "wire.pcap", "stats.json"}) {
             assertThat(Files.size(dir.resolve(f))).as(f).isPositive();
         }
-        assertThat(Files.readString(dir.resolve("stats.json"))).contains("nicA.tx.packets", "nicB.rx.placedBytes");
+        assertThat(Files.readString(dir.resolve("stats.json"))).contains("nicA.tx.packets", "nicB.payload.placedBytes");
         // Same seed, same bytes.
         Path again = dir.resolve("again");
         assertThat(Cli.run("demo", "adapter", "--out", again.toString(), "--messages", "40", "--size", "3000", "--depth", "8").code()).isZero();

@@ -102,7 +102,7 @@ class SweepCommandTest {
             {"point 1 (qp.initiatorQueueDepth=8192): -t must be between 1 and ndk.maxInitiatorQueueDepth 4096, got 8192",
                 "--param", "qp.initiatorQueueDepth=8,8192", "--perf", "write_bw"},
             {"give the workload: --perf TEST or --trace FILE (or the whole sweep with --file)", "--param", "-s=64"},
-            {"give the workload: --perf TEST or --trace FILE", "--perf", "write_bw", "--trace", trace},
+            {"give one workload: --perf write_bw or --trace " + trace + ", not both", "--perf", "write_bw", "--trace", trace},
             {"perf flags (-n 10) need --perf, not --trace", "--trace", trace, "--", "-n", "10"},
             {"perf flag -s applies to perf workloads", "--trace", trace, "--param", "-s=64"},
             {"no trace file nope.trace", "--trace", "nope.trace"},

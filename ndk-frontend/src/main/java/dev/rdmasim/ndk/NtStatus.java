@@ -86,6 +86,11 @@ public final class NtStatus {
         return new String(c);
     }
 
+    /** Every {@code STATUS_*} name this interface uses, in value order. */
+    public static java.util.Collection<String> names() {
+        return java.util.Collections.unmodifiableCollection(NAMES.values());
+    }
+
     /** The value of a {@code STATUS_*} name (with or without the prefix), or null. */
     public static Integer valueOf(String name) {
         String n = name.startsWith("STATUS_") ? name : "STATUS_" + name;

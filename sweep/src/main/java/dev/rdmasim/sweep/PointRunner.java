@@ -100,23 +100,29 @@ public final class PointRunner {
         }
     }
 
-    /** Replays the trace's text from a private temporary directory (outputs included), removed afterwards. */
+    /**
+     * Replays the trace's text as it came with the point. Nothing is written: the replay has no output directory,
+     * and the trace is read from memory. Only a point whose base profile is a file's text (a point sent to another
+     * machine) writes that text into a private temporary directory, removed afterwards, for the profile loader.
+     */
     private static void runTrace(Point point, PointSetup setup, List<Metric> metrics, List<Metric> busy) {
         Path dir = null;
         try {
-            dir = Files.createTempDirectory("rdmasim-sweep-point-");
-            Path trace = dir.resolve(Path.of(point.workload().traceName()).getFileName().toString());
-            Files.writeString(trace, point.workload().traceText(), StandardCharsets.UTF_8);
+            String traceName = point.workload().traceName();
+            Path baseDir = Path.of(traceName).toAbsolutePath().getParent();
             String profile = point.profile();
             if (point.profileText() != null) {
+                dir = Files.createTempDirectory("rdmasim-sweep-point-");
                 Path file = dir.resolve(Path.of(profile).getFileName().toString());
                 Files.writeString(file, point.profileText(), StandardCharsets.UTF_8);
                 profile = file.toString();
+                baseDir = dir;
             }
-            ReplayOptions o = new ReplayOptions(dir.resolve("out"), profile, setup.overrides, point.seed(), false,
-                    null, false, false, null, false, setup.qpLine); // lifecycle.csv: nothing reads it here
+            // No output directory: a point's metrics come from the result, and no file is written for them.
+            ReplayOptions o = new ReplayOptions(null, profile, setup.overrides, point.seed(), false, null, false, false,
+                    null, false, setup.qpLine);
             BusyWindow window = new BusyWindow();
-            ReplayResult r = Replay.run(trace, o,
+            ReplayResult r = Replay.runText(traceName, point.workload().traceText(), baseDir, o,
                     inspection -> busy.addAll(window.end(inspection.topology().host(0).sim())), null,
                     new Replay.Progress() {
                         @Override
@@ -138,7 +144,7 @@ public final class PointRunner {
                 metrics.add(new Metric("latency_p99_ns", "ns", r.latencyP99Ns()));
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot replay in a temporary directory: " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot replay " + point.workload().traceName() + ": " + e.getMessage(), e);
         } finally {
             if (dir != null) {
                 deleteTree(dir);

@@ -20,7 +20,8 @@ public final class Examples {
 
     /** In teaching order, the order of the README's table. A test checks it against the examples directory. */
     private static final List<String> NAMES = List.of("quickstart", "pingpong", "inline-vs-dma", "doorbell-batching",
-            "write-bw-depth", "remote-access-error", "cq-overflow", "solicited-events");
+            "write-bw-depth", "remote-access-error", "cq-overflow", "solicited-events", "qp-limits", "write-past-end",
+            "memory-check");
 
     private Examples() {
     }

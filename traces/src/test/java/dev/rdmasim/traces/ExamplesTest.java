@@ -71,7 +71,8 @@ class ExamplesTest {
     void anUnknownNameIsRefusedWithTheShippedOnes() {
         assertThatThrownBy(() -> Examples.resolve("quickstrat")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("no shipped example 'quickstrat'; shipped: quickstart, pingpong, inline-vs-dma,"
-                        + " doorbell-batching, write-bw-depth, remote-access-error, cq-overflow, solicited-events");
+                        + " doorbell-batching, write-bw-depth, remote-access-error, cq-overflow, solicited-events, qp-limits,"
+                        + " write-past-end, memory-check");
         assertThat(Examples.resolve("pingpong.trace")).isEqualTo("pingpong");
     }
 }

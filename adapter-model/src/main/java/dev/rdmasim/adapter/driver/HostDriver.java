@@ -220,9 +220,8 @@ public final class HostDriver extends Module {
         long firstPage = address & -pageBytes;
         long pages = (address + length - firstPage + pageBytes - 1) / pageBytes;
         long mtt = memory.allocate(pages * 8, 64);
-        for (long p = 0; p < pages; p++) {
-            memory.putLongBE(mtt + p * 8, firstPage + p * pageBytes);
-        }
+        // Made page by page as the adapter reads it: a terabyte region's table costs what the run looks up.
+        memory.fillLongsBE(mtt, pages, firstPage, pageBytes);
         return new Translation(mtt, pages);
     }
 

@@ -31,6 +31,8 @@ public final class Doorbells {
     /** Arm command: notify on the next solicited or error completion (mlx5 REQ_NOT_SOL). */
     public static final int ARM_CMD_SOLICITED = 1;
 
+    /** Bytes of one doorbell page of the BAR; QP n's page starts at n times this. */
+    public static final int PAGE_SIZE = 4096;
     public static final int PAGE_CQ_ARM = 0x20;
     public static final int PAGE_BLUEFLAME = 0x800;
     public static final int MMIO_DOORBELL_SIZE = 8;

@@ -8,7 +8,12 @@ import org.eclipse.collections.impl.map.mutable.primitive.LongObjectHashMap;
 
 /**
  * Sparse physical memory of one host: a 64-bit byte address space stored as 4 KiB pages that exist only once
- * written. Bytes never written read as 0. Addresses are unsigned; an access may not wrap past 2^64 - 1.
+ * touched. Bytes never written read as 0. Addresses are unsigned; an access may not wrap past 2^64 - 1.
+ *
+ * <p>Large fills ({@link #fill}, {@link #fillPattern}, {@link #fillLongsBE}) are kept as ranges and made page by page
+ * when a page is first touched (read or written), so a region of a terabyte filled with a pattern costs the pages a
+ * run uses, not a terabyte. A page is made by applying, in order, every fill that covers it; a page that already
+ * exists when a fill comes is filled at once. The bytes are the same as an eager fill's.
  *
  * <p>Reading or writing pages that already exist allocates nothing, so DMA on the hot path is free of garbage.
  * Not thread-safe: one memory belongs to one simulation.
@@ -40,6 +45,21 @@ public final class HostMemory {
     private long heapNext;
     private final long heapEnd;
 
+    /** Fills up to this many bytes are made at once; larger ones on first touch of each page. */
+    private static final long EAGER_FILL = 64 * 1024;
+    private static final byte FILL_BYTE = 0;
+    private static final byte FILL_PATTERN = 1;
+    private static final byte FILL_LONGS_BE = 2;
+    /** Lazy fills in the order made: [start, end), kind, and its value (byte, seed, or first value and step). */
+    private long[] lazyStart = new long[4];
+    private long[] lazyEnd = new long[4];
+    private byte[] lazyKind = new byte[4];
+    private long[] lazyValue = new long[4];
+    private long[] lazyStep = new long[4];
+    private int lazyCount;
+    /** SplittableRandom's increment: long j of a seed's stream is mix64(seed + (j + 1) * GAMMA). */
+    private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
+
     /** A memory whose allocator hands out addresses from 4 GiB up to 2^63. */
     public HostMemory(String name) {
         this(name, DEFAULT_HEAP_BASE, Long.MAX_VALUE);
@@ -63,7 +83,7 @@ public final class HostMemory {
         return name;
     }
 
-    /** Number of 4 KiB pages that have been written at least once. */
+    /** Number of 4 KiB pages that exist: written, filled or read inside a fill at least once. */
     public int pagesInUse() {
         return pages.size();
     }
@@ -148,12 +168,17 @@ public final class HostMemory {
         }
     }
 
-    /** Sets {@code len} bytes from {@code addr} to {@code value}. */
+    /** Sets {@code len} bytes from {@code addr} to {@code value} (pages not yet touched: on first touch). */
     public void fill(long addr, long len, byte value) {
         if (len < 0) {
             throw new IllegalArgumentException("host memory '" + name + "': negative fill length " + len);
         }
         checkRange(addr, len);
+        if (len > EAGER_FILL) {
+            // Zeros need recording only over an earlier lazy fill; absent pages read as zero anyway.
+            fillExisting(addr, len, FILL_BYTE, value & 0xff, 0, value != 0 || lazyCount > 0);
+            return;
+        }
         while (len > 0) {
             int inPage = (int) (addr & PAGE_MASK);
             int n = (int) Math.min(len, PAGE_SIZE - inPage);
@@ -165,6 +190,147 @@ public final class HostMemory {
             addr += n;
             len -= n;
         }
+    }
+
+    /**
+     * Fills {@code len} bytes from {@code addr} with the bytes of {@code new SplittableRandom(seed).nextBytes}: byte k
+     * is byte {@code k % 8} (least significant first) of the stream's long {@code k / 8}. Made on first touch of each
+     * page, so a large region costs only the pages a run uses.
+     */
+    public void fillPattern(long addr, long len, long seed) {
+        if (len < 0) {
+            throw new IllegalArgumentException("host memory '" + name + "': negative fill length " + len);
+        }
+        checkRange(addr, len);
+        if (len > 0) {
+            fillExisting(addr, len, FILL_PATTERN, seed, 0, true);
+        }
+    }
+
+    /**
+     * Writes {@code count} big-endian 8-byte values {@code first, first + step, ...} from {@code addr} (a translation
+     * table), each page on its first touch.
+     */
+    public void fillLongsBE(long addr, long count, long first, long step) {
+        if (count < 0 || count > Long.MAX_VALUE / 8) {
+            throw new IllegalArgumentException("host memory '" + name + "': bad count of longs " + count);
+        }
+        checkRange(addr, count * 8);
+        if (count > 0) {
+            fillExisting(addr, count * 8, FILL_LONGS_BE, first, step, true);
+        }
+    }
+
+    /**
+     * Applies a fill to the pages that exist and, if {@code record}, keeps it for the others (made when first
+     * touched); a large fill of zeros where nothing is lazy only clears the pages that exist.
+     */
+    private void fillExisting(long addr, long len, byte kind, long value, long step, boolean record) {
+        if (lazyCount == lazyStart.length) {
+            int n = lazyCount * 2;
+            lazyStart = java.util.Arrays.copyOf(lazyStart, n);
+            lazyEnd = java.util.Arrays.copyOf(lazyEnd, n);
+            lazyKind = java.util.Arrays.copyOf(lazyKind, n);
+            lazyValue = java.util.Arrays.copyOf(lazyValue, n);
+            lazyStep = java.util.Arrays.copyOf(lazyStep, n);
+        }
+        int f = lazyCount;
+        lazyStart[f] = addr;
+        lazyEnd[f] = addr + len; // unsigned; checkRange made sure the range does not wrap
+        lazyKind[f] = kind;
+        lazyValue[f] = value;
+        lazyStep[f] = step;
+        long first = addr >>> PAGE_BITS;
+        long last = (addr + len - 1) >>> PAGE_BITS;
+        if (len <= EAGER_FILL) {
+            // Small: made now, not recorded.
+            for (long p = first; Long.compareUnsigned(p, last) <= 0; p++) {
+                byte[] page = pages.get(p);
+                if (page == null && (kind != FILL_BYTE || value != 0 || lazilyFilled(p))) {
+                    page = page(p);
+                }
+                if (page != null) {
+                    apply(f, p, page);
+                }
+            }
+            return;
+        }
+        // Large: the pages that exist are filled now (walking whichever is fewer, them or the range's pages).
+        if (Long.compareUnsigned(last - first, pages.size()) >= 0) {
+            pages.forEachKeyValue((p, page) -> {
+                if (Long.compareUnsigned(p, first) >= 0 && Long.compareUnsigned(p, last) <= 0) {
+                    apply(f, p, page);
+                }
+            });
+        } else {
+            for (long p = first; Long.compareUnsigned(p, last) <= 0; p++) {
+                byte[] page = pages.get(p);
+                if (page != null) {
+                    apply(f, p, page);
+                }
+            }
+        }
+        if (record) {
+            lazyCount++;
+        }
+    }
+
+    /** Writes the bytes of lazy fill {@code f} that fall on page {@code pageNo} into {@code page}. */
+    private void apply(int f, long pageNo, byte[] page) {
+        long pageStart = pageNo << PAGE_BITS;
+        long pageLast = pageStart + PAGE_MASK;
+        long start = lazyStart[f];
+        long last = lazyEnd[f] - 1; // inclusive: a fill may end at 2^64
+        if (Long.compareUnsigned(start, pageLast) > 0 || Long.compareUnsigned(last, pageStart) < 0) {
+            return;
+        }
+        long from = Long.compareUnsigned(start, pageStart) > 0 ? start : pageStart;
+        long toLast = Long.compareUnsigned(last, pageLast) < 0 ? last : pageLast;
+        int a = (int) (from - pageStart);
+        int b = (int) (toLast - pageStart) + 1;
+        switch (lazyKind[f]) {
+            case FILL_BYTE -> java.util.Arrays.fill(page, a, b, (byte) lazyValue[f]);
+            case FILL_PATTERN -> {
+                long k = from - start;
+                long word = 0;
+                for (int i = a; i < b; i++, k++) {
+                    if (i == a || (k & 7) == 0) {
+                        word = mix64(lazyValue[f] + ((k >>> 3) + 1) * GOLDEN_GAMMA);
+                    }
+                    page[i] = (byte) (word >>> ((k & 7) << 3));
+                }
+            }
+            default -> {
+                long k = from - start;
+                long word = 0;
+                for (int i = a; i < b; i++, k++) {
+                    if (i == a || (k & 7) == 0) {
+                        word = lazyValue[f] + (k >>> 3) * lazyStep[f];
+                    }
+                    page[i] = (byte) (word >>> ((7 - (k & 7)) << 3));
+                }
+            }
+        }
+    }
+
+    /** SplittableRandom's output function (Stafford variant 13), as the JDK defines it. */
+    private static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    /** True if a lazy fill covers any byte of page {@code pageNo}. */
+    private boolean lazilyFilled(long pageNo) {
+        long pageStart = pageNo << PAGE_BITS;
+        long pageLast = pageStart + PAGE_MASK;
+        for (int f = 0; f < lazyCount; f++) {
+            long last = lazyEnd[f] - 1;
+            if (Long.compareUnsigned(lazyStart[f], pageLast) <= 0 && Long.compareUnsigned(last, pageStart) >= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True if the {@code len} bytes at {@code addr} equal {@code expected[off..off+len)}. */
@@ -318,6 +484,9 @@ public final class HostMemory {
             return p == ABSENT ? null : p;
         }
         p = pages.get(pageNo);
+        if (p == null && lazyCount > 0 && lazilyFilled(pageNo)) {
+            p = makePage(pageNo);
+        }
         // Pages never written are cached too (as ABSENT): a source buffer that was never filled is read per request.
         cachedPageNo[slot] = pageNo;
         cachedPage[slot] = p == null ? ABSENT : p;
@@ -327,12 +496,21 @@ public final class HostMemory {
     private byte[] page(long pageNo) {
         byte[] p = pageOrNull(pageNo);
         if (p == null) {
-            p = new byte[PAGE_SIZE];
-            pages.put(pageNo, p);
+            p = makePage(pageNo);
             int slot = (int) pageNo & (CACHE_SLOTS - 1);
             cachedPageNo[slot] = pageNo;
             cachedPage[slot] = p;
         }
+        return p;
+    }
+
+    /** A new page, with the lazy fills that cover it applied in the order they were made. */
+    private byte[] makePage(long pageNo) {
+        byte[] p = new byte[PAGE_SIZE];
+        for (int f = 0; f < lazyCount; f++) {
+            apply(f, pageNo, p);
+        }
+        pages.put(pageNo, p);
         return p;
     }
 

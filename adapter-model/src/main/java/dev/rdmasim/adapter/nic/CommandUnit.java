@@ -8,7 +8,7 @@ import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.format.MkeyContext;
 import dev.rdmasim.adapter.format.QpContext;
 import dev.rdmasim.adapter.pcie.DmaCallback;
-import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
@@ -34,24 +34,25 @@ final class CommandUnit extends Module implements DmaCallback {
     private static final long ENTRY = 0;
     private static final long MAILBOX = 1;
     private static final long OUTPUT = 2;
-    private static final long EVENT = 3;
-    private static final long INTERRUPT = 4;
     private static final long MAX_LATENCY_NS = 10_000_000_000L;
 
-    private final Adapter nic;
+    private final FirmwareTables fw;
+    private final EventQueueUnit eq;
     private final long ring;
     private final int mask;
     private final long latencyPs;
-    private final DmaChannel channel;
+    private final DmaPort port;
+    /** The command's interrupt has left: the entry's buffers are free for the next command. */
+    private final EventQueueUnit.Listener answered = interrupt -> {
+        if (interrupt) {
+            answered();
+        }
+    };
     private final DmaRequest entryRead = new DmaRequest();
     private final DmaRequest mailboxRead = new DmaRequest();
     private final DmaRequest outputWrite = new DmaRequest();
-    private final DmaRequest eqeWrite = new DmaRequest();
-    private final DmaRequest msiWrite = new DmaRequest();
     private final byte[] entry = new byte[ENTRY_SIZE];
     private final byte[] mailbox = new byte[MAX_MAILBOX];
-    private final byte[] eqe = new byte[Eqe.SIZE];
-    private final byte[] msi = new byte[4];
     private final Event execute;
     /** Producer counter from the last doorbell, and entries finished (the next to fetch). */
     private int producer;
@@ -71,8 +72,8 @@ final class CommandUnit extends Module implements DmaCallback {
     private final Signal busySignal;
     private final Signal queuedSignal;
 
-    CommandUnit(Adapter nic, long ring, int logSize, long latencyPs) {
-        super(nic, "cmd");
+    CommandUnit(Module parent, FirmwareTables fw, EventQueueUnit eq, DmaPort port, long ring, int logSize, long latencyPs) {
+        super(parent, "cmd");
         if (logSize < 0 || logSize > 12) {
             throw new IllegalArgumentException("command queue of 2^" + logSize + " entries: expected 2^0..2^12");
         }
@@ -82,11 +83,12 @@ final class CommandUnit extends Module implements DmaCallback {
         if (latencyPs < 0) {
             throw new IllegalArgumentException("firmware command latency must be >= 0 ps, got " + latencyPs);
         }
-        this.nic = nic;
+        this.fw = fw;
+        this.eq = eq;
         this.ring = ring;
         this.mask = (1 << logSize) - 1;
         this.latencyPs = latencyPs;
-        channel = nic.pcie.dma().addChannel("command", 4);
+        this.port = port;
         execute = sim().event(fullName() + ".execute", this::execute);
         doorbells = stats().counter("doorbells", "MMIOs", "command doorbells received");
         commands = stats().counter("commands", "commands", "commands executed");
@@ -128,14 +130,7 @@ final class CommandUnit extends Module implements DmaCallback {
         active = true;
         busySignal.set(1);
         startPs = now();
-        submit(entryRead.read(entryAddress(consumer), entry, 0, ENTRY_SIZE, this, ENTRY));
-    }
-
-    private void submit(DmaRequest r) {
-        // One command at a time, and at most three requests of it at once: the channel always has room.
-        if (!channel.submit(r)) {
-            throw new InvariantViolation(fullName() + ": command DMA channel full");
-        }
+        port.send(entryRead.read(entryAddress(consumer), entry, 0, ENTRY_SIZE, this, ENTRY));
     }
 
     @Override
@@ -144,7 +139,7 @@ final class CommandUnit extends Module implements DmaCallback {
             int bytes = inputLength(entry, 0) - INLINE_INPUT;
             int expected = mailboxBytes(opcode(entry, 0), opMod(entry, 0));
             if (bytes > 0 && bytes == expected && bytes <= MAX_MAILBOX) {
-                submit(mailboxRead.read(inputMailbox(entry, 0), mailbox, 0, bytes, this, MAILBOX));
+                port.send(mailboxRead.read(inputMailbox(entry, 0), mailbox, 0, bytes, this, MAILBOX));
                 return;
             }
         }
@@ -162,23 +157,18 @@ final class CommandUnit extends Module implements DmaCallback {
         writeOutput(entry, 0, status, 0, out0, out1);
         long at = entryAddress(consumer);
         outputWrite.write(at + OUTPUT_START, entry, OUTPUT_START, ENTRY_SIZE - OUTPUT_START, this, OUTPUT, false);
-        int owner = nic.eqOwnerBit();
-        Eqe.writeCommand(eqe, 0, consumer, token(entry, 0), owner);
-        eqeWrite.write(nic.nextEqeAddress(), eqe, 0, Eqe.SIZE, this, EVENT, false);
-        BigEndian.putI32(msi, 0, 0);
-        msiWrite.write(nic.msixAddress(), msi, 0, msi.length, this, INTERRUPT, false);
-        submit(outputWrite);
-        submit(eqeWrite);
-        submit(msiWrite);
+        // One command at a time, and at most three requests of it at once: the channel always has room.
+        port.send(outputWrite);
+        eq.command(port, consumer, token(entry, 0), answered);
         latency.record((now() - startPs) / 1000);
     }
 
     @Override
     public void writeSent(DmaRequest r) {
-        if (r.cookie() != INTERRUPT) {
-            return;
-        }
-        // The interrupt has left: the entry's buffers are free for the next command.
+        // The outputs have left; the entry is answered when the interrupt behind them has.
+    }
+
+    private void answered() {
         consumer++;
         active = false;
         busySignal.set(0);
@@ -202,21 +192,21 @@ final class CommandUnit extends Module implements DmaCallback {
         int a0 = arg0(entry, 0);
         return switch (op) {
             case OP_ALLOC_PD -> {
-                out0 = nic.freePd();
-                yield nic.tryAllocatePd(out0);
+                out0 = fw.freePd();
+                yield fw.tryAllocatePd(out0);
             }
-            case OP_DEALLOC_PD -> nic.tryDeallocatePd(a0);
+            case OP_DEALLOC_PD -> fw.tryDeallocatePd(a0);
             case OP_CREATE_CQ -> {
-                out0 = nic.freeCqn();
-                yield nic.tryCreateCq(out0, BigEndian.i64(mailbox, CqContext.OFF_RING_BASE),
+                out0 = fw.freeCqn();
+                yield fw.tryCreateCq(out0, BigEndian.i64(mailbox, CqContext.OFF_RING_BASE),
                         BigEndian.u8(mailbox, CqContext.OFF_LOG_SIZE), BigEndian.i64(mailbox, CqContext.OFF_DOORBELL_RECORD));
             }
             case OP_MODIFY_CQ -> modifyCq(a0, mod);
-            case OP_DESTROY_CQ -> nic.tryDestroyCq(a0);
+            case OP_DESTROY_CQ -> fw.tryDestroyCq(a0);
             case OP_CREATE_MKEY -> createMkey(a0);
-            case OP_DESTROY_MKEY -> nic.tryDeregisterMemory(a0);
+            case OP_DESTROY_MKEY -> fw.tryDeregisterMemory(a0);
             case OP_CREATE_QP -> createQp();
-            case OP_DESTROY_QP -> nic.tryDestroyQp(a0);
+            case OP_DESTROY_QP -> fw.tryDestroyQp(a0);
             default -> modifyQp(op, a0);
         };
     }
@@ -224,12 +214,12 @@ final class CommandUnit extends Module implements DmaCallback {
     private int modifyCq(int cqn, int mod) {
         if (mod == CQ_MODERATION) {
             // arg1: count, arg2: period in ns (unsigned).
-            return nic.tryModerateCq(cqn, arg1(entry, 0), (arg2(entry, 0) & 0xFFFF_FFFFL) * 1000);
+            return fw.tryModerateCq(cqn, arg1(entry, 0), (arg2(entry, 0) & 0xFFFF_FFFFL) * 1000);
         }
-        int s = nic.tryResizeCq(cqn, BigEndian.i64(mailbox, CqContext.OFF_RING_BASE), BigEndian.u8(mailbox, CqContext.OFF_LOG_SIZE));
+        int s = fw.tryResizeCq(cqn, BigEndian.i64(mailbox, CqContext.OFF_RING_BASE), BigEndian.u8(mailbox, CqContext.OFF_LOG_SIZE));
         if (s == STATUS_OK) {
             // Where the old ring ends: CQEs with a lower running index are in it, the rest in the new one.
-            long p = nic.cqProducer(cqn);
+            long p = fw.cqProducer(cqn);
             out0 = (int) p;
             out1 = (int) (p >>> 32);
         }
@@ -237,9 +227,9 @@ final class CommandUnit extends Module implements DmaCallback {
     }
 
     private int createMkey(int variant) {
-        int index = nic.freeKeyIndex();
+        int index = fw.freeKeyIndex();
         int pd = MkeyContext.pd(mailbox, 0);
-        if (index >= 0 && !nic.pdAllocated(pd)) {
+        if (index >= 0 && !fw.pdAllocated(pd)) {
             return STATUS_BAD_RESOURCE;
         }
         int logPage = MkeyContext.logPageSize(mailbox, 0);
@@ -252,16 +242,16 @@ final class CommandUnit extends Module implements DmaCallback {
             return STATUS_BAD_PARAM;
         }
         int key = index < 0 ? -1 : index << 8 | (variant & 0xFF);
-        int s = nic.tryRegisterMemory(key, pd, MkeyContext.access(mailbox, 0), logPage, start, length,
+        int s = fw.tryRegisterMemory(key, pd, MkeyContext.access(mailbox, 0), logPage, start, length,
                 MkeyContext.translationTable(mailbox, 0));
         out0 = s == STATUS_OK ? key : 0;
         return s;
     }
 
     private int createQp() {
-        int qpn = nic.freeQpn();
+        int qpn = fw.freeQpn();
         int pd = BigEndian.i32(mailbox, QpContext.OFF_PD) & 0xFF_FFFF;
-        if (qpn >= 0 && !nic.pdAllocated(pd)) {
+        if (qpn >= 0 && !fw.pdAllocated(pd)) {
             return STATUS_BAD_RESOURCE;
         }
         QpConfig cfg;
@@ -275,7 +265,7 @@ final class CommandUnit extends Module implements DmaCallback {
         } catch (IllegalArgumentException e) {
             return STATUS_BAD_PARAM;
         }
-        int s = nic.tryCreateQp(qpn, cfg);
+        int s = fw.tryCreateQp(qpn, cfg);
         out0 = s == STATUS_OK ? qpn : 0;
         return s;
     }
@@ -294,10 +284,10 @@ final class CommandUnit extends Module implements DmaCallback {
             case OP_2RST_QP -> { from = null; to = QpState.RESET; }
             default -> throw new InvariantViolation(fullName() + ": opcode 0x" + Integer.toHexString(op) + " has a mailbox size but no handler");
         }
-        if (!nic.qpExists(qpn)) {
+        if (!fw.qpExists(qpn)) {
             return STATUS_BAD_RESOURCE;
         }
-        if (from != null && nic.qpState(qpn) != from) {
+        if (from != null && fw.qpState(qpn) != from) {
             return STATUS_BAD_RESOURCE_STATE;
         }
         QpPeer peer = null;
@@ -307,7 +297,7 @@ final class CommandUnit extends Module implements DmaCallback {
                     retryField(mailbox[QpContext.OFF_RETRY_COUNT]), retryField(mailbox[QpContext.OFF_RNR_RETRY]),
                     limitField(mailbox[QpContext.OFF_MAX_READS_IN]), limitField(mailbox[QpContext.OFF_MAX_READS_OUT]));
         }
-        return nic.tryModifyQp(qpn, to, peer);
+        return fw.tryModifyQp(qpn, to, peer);
     }
 
     /** A 3-bit retry count of a modify mailbox; {@code QpContext.RETRY_DEFAULT} (0xFF) for the profile's. */

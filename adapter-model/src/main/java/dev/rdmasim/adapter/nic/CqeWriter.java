@@ -1,12 +1,13 @@
 package dev.rdmasim.adapter.nic;
 
+import static dev.rdmasim.adapter.config.Parameters.*;
+
+import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.cache.SetAssocCache;
-import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.Doorbells;
-import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.pcie.DmaCallback;
-import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
@@ -51,14 +52,22 @@ final class CqeWriter extends Module implements DmaCallback {
         int eventCqnAfter;
     }
 
-    private final Adapter nic;
+    private final WorkClock work;
+    private final FirmwareTables firmware;
+    private final ContextMemory contexts;
+    private final EventQueueUnit eq;
+    private final RequesterTransport.Retirements retirements;
+    /** Told when a job slot frees: the requester transport and the receiver, in that order. */
+    private Runnable[] spaceListeners = new Runnable[0];
     private final Job[] jobs;
     private int head;
     private int count;
     private final Busy busy;
     private final int cqeCycles;
-    private final DmaChannel channel;
-    private final DmaChannel eventChannel;
+    private final DmaPort port;
+    private final DmaPort eventPort;
+    /** Both writes of an event leaving may let a waiting CQE go. */
+    private final EventQueueUnit.Listener eventSent = interrupt -> pump();
     private final SetAssocCache cqcCache;
     /** Jobs from head that have been processed (CQE write issued, or dropped); the rest wait. */
     private int issued;
@@ -66,31 +75,37 @@ final class CqeWriter extends Module implements DmaCallback {
     private int unsent;
     private final DmaRequest ctxRead = new DmaRequest();
     private final DmaRequest dbRead = new DmaRequest();
-    private static final int EVENT_SLOTS = 8;
-    private final DmaRequest[] eqeWrites = new DmaRequest[EVENT_SLOTS];
-    private final DmaRequest[] msiWrites = new DmaRequest[EVENT_SLOTS];
-    private final byte[][] eqeBufs = new byte[EVENT_SLOTS][Eqe.SIZE];
-    private int nextEvent;
     private final byte[] dbBuf = new byte[Doorbells.CQ_RECORD_SIZE];
-    private final byte[] msiBuf = new byte[4];
     /** Inside {@link #pump()}'s loop: calls from below only add work for it. */
     private boolean pumping;
     private final Event resume;
     private boolean waiting;
-    private boolean submitBlocked;
     private final Counter written;
     private final Counter errors;
     private final Counter overflows;
-    private final Counter events;
-    private final Counter interrupts;
     private final TimeAverage queued;
     private final Signal queuedSignal;
 
-    CqeWriter(Adapter nic, ClockDomain clock, DmaChannel channel, DmaChannel eventChannel, int depth, int cqeCycles, int cqcEntries, int cqcWays) {
-        super(nic, "cqe");
-        this.nic = nic;
-        this.channel = channel;
-        this.eventChannel = eventChannel;
+    /** What the block is built with, taken from the profile once. */
+    record Params(int depth, int cqeCycles, int cqcEntries, int cqcWays, SetAssocCache.Policy policy) {
+        static Params of(Profile p) {
+            return new Params(64, p.getInt(NIC_CQE_CYCLES), p.getInt(NIC_CQC_CACHE_ENTRIES), p.getInt(NIC_CQC_CACHE_WAYS),
+                    SetAssocCache.Policy.of(p.getString(NIC_CACHE_REPLACEMENT)));
+        }
+    }
+
+    CqeWriter(Module parent, Params params, ClockDomain clock, WorkClock work, FirmwareTables firmware, ContextMemory contexts,
+            EventQueueUnit eq, DmaPort port, DmaPort eventPort, RequesterTransport.Retirements retirements) {
+        super(parent, "cqe");
+        this.work = work;
+        this.firmware = firmware;
+        this.contexts = contexts;
+        this.eq = eq;
+        this.retirements = retirements;
+        int depth = params.depth();
+        int cqeCycles = params.cqeCycles();
+        this.port = port;
+        this.eventPort = eventPort;
         this.cqeCycles = cqeCycles;
         jobs = new Job[depth];
         for (int i = 0; i < depth; i++) {
@@ -98,19 +113,18 @@ final class CqeWriter extends Module implements DmaCallback {
         }
         busy = new Busy(this, clock, signal("busy", 1));
         resume = sim().event(fullName() + ".step", this::pump);
-        cqcCache = new SetAssocCache(this, "cqcCache", cqcEntries, cqcWays, 64, nic.cachePolicy());
-        for (int i = 0; i < EVENT_SLOTS; i++) {
-            eqeWrites[i] = new DmaRequest();
-            msiWrites[i] = new DmaRequest();
-        }
-        channel.setRetry(this::onRetry);
+        cqcCache = new SetAssocCache(this, "cqcCache", params.cqcEntries(), params.cqcWays(), 64, params.policy());
+        port.onReady(this::pump);
         written = stats().counter("cqes", "CQEs", "CQEs written to host memory");
         errors = stats().counter("errorCqes", "CQEs", "error CQEs written");
         overflows = stats().counter("overflows", "CQEs", "CQEs dropped because their CQ was full");
-        events = stats().counter("events", "EQEs", "event queue entries written");
-        interrupts = stats().counter("interrupts", "messages", "MSI-X messages sent");
         queued = stats().timeAverage("queued", "jobs", "completions waiting to be written");
         queuedSignal = signal("queued", 8);
+    }
+
+    /** Who waits for a free job slot (the ready signal {@code cqeSpace}), called in this order. */
+    void onSpace(Runnable... listeners) {
+        spaceListeners = listeners.clone();
     }
 
     int queuedJobs() {
@@ -185,11 +199,11 @@ final class CqeWriter extends Module implements DmaCallback {
         }
         pumping = true;
         try {
-            while (!waiting && issued < count && !submitBlocked) {
-                if (busy.deferWhileBusy(nic.at(), resume)) {
+            while (!waiting && issued < count && !port.blocked()) {
+                if (busy.deferWhileBusy(work.at(), resume)) {
                     break;
                 }
-                step(busy.book(cqeCycles, nic.at()));
+                step(busy.book(cqeCycles, work.at()));
             }
         } finally {
             pumping = false;
@@ -201,13 +215,13 @@ final class CqeWriter extends Module implements DmaCallback {
     private void step(long t) {
         int index = wrap(head + issued);
         Job j = jobs[index];
-        Cq cq = nic.cq(j.cqn);
+        Cq cq = firmware.cq(j.cqn);
         int r = cqcCache.lookup(j.cqn);
         if (r < 0) {
             if (r <= -3) {
                 waiting = true;
-                ctxRead.read(nic.cqContextAddress(j.cqn), cqcCache.line(SetAssocCache.missSlot(r)), 0, 64, this, SetAssocCache.missSlot(r));
-                submit(ctxRead.notBefore(t));
+                ctxRead.read(contexts.cqContextAddress(j.cqn), cqcCache.line(SetAssocCache.missSlot(r)), 0, 64, this, SetAssocCache.missSlot(r));
+                port.send(ctxRead.notBefore(t));
             } else {
                 waiting = true;
             }
@@ -223,7 +237,7 @@ final class CqeWriter extends Module implements DmaCallback {
         if (cq.producer - cq.consumerKnown >= cq.size()) {
             waiting = true;
             dbRead.read(cq.dbRecord, dbBuf, 0, dbBuf.length, this, -1);
-            submit(dbRead.notBefore(t));
+            port.send(dbRead.notBefore(t));
             return;
         }
         int owner = Cqe.ownerBit(cq.producer, cq.logSize);
@@ -241,7 +255,7 @@ final class CqeWriter extends Module implements DmaCallback {
         j.write.write(addr, j.cqe, 0, Cqe.SIZE, this, index, true);
         issued++;
         unsent++;
-        submit(j.write.notBefore(t));
+        port.send(j.write.notBefore(t));
         boolean matches = cq.armed && (!cq.armSolicitedOnly || j.solicited || j.syndrome != 0);
         if (matches) {
             // One-shot: the arm is used up; moderation may hold the event back.
@@ -264,38 +278,19 @@ final class CqeWriter extends Module implements DmaCallback {
         }
     }
 
-    private void submit(DmaRequest r) {
-        if (!channel.submit(r)) {
-            submitBlocked = true;
-            blocked = r;
-        }
-    }
-
-    private DmaRequest blocked;
-
-    private void onRetry() {
-        if (submitBlocked) {
-            submitBlocked = false;
-            DmaRequest r = blocked;
-            blocked = null;
-            submit(r);
-        }
-        pump();
-    }
-
     @Override
     public void readDone(DmaRequest r) {
         waiting = false;
         if (r == ctxRead) {
             cqcCache.fill((int) r.cookie());
         } else {
-            Cq cq = nic.cq(jobs[wrap(head + issued)].cqn);
+            Cq cq = firmware.cq(jobs[wrap(head + issued)].cqn);
             cq.consumerKnown = cq.producer - ((cq.producer - Doorbells.cqConsumerIndex(dbBuf, 0)) & 0xFF_FFFF);
             if (cq.producer - cq.consumerKnown >= cq.size()) {
                 cq.overflowed = true;
                 overflows.inc();
-                nic.cqOverflowed(cq);
-                raiseEvent(cq.cqn, Eqe.TYPE_CQ_ERROR);
+                firmware.cqOverflowed(cq);
+                eq.cqError(eventPort, cq.cqn, eventSent);
             }
         }
         pump();
@@ -309,7 +304,7 @@ final class CqeWriter extends Module implements DmaCallback {
             // The CQE's TLPs have left: an EQE and MSI-X issued now follow it on the link.
             if (j.raiseAfter) {
                 j.raiseAfter = false;
-                raiseEvent(j.eventCqnAfter, Eqe.TYPE_COMPLETION);
+                eq.completion(eventPort, j.eventCqnAfter, eventSent);
             }
         }
         pump();
@@ -344,15 +339,16 @@ final class CqeWriter extends Module implements DmaCallback {
             throw new InvariantViolation(fullName() + ": CQEs retired out of order");
         }
         if (j.report) {
-            nic.reportRetired(j.qpn, j.wqeCounter, j.wqeOpcode, j.bytes, dropped ? -1 : j.syndrome, j.stamps);
+            retirements.retired(j.qpn, j.wqeCounter, j.wqeOpcode, j.bytes, dropped ? -1 : j.syndrome, j.stamps);
         }
         head = wrap(head + 1);
         count--;
         issued--;
         queued.set(count);
         queuedSignal.set(count);
-        nic.tx.cqeSpace();
-        nic.rx.cqeSpace();
+        for (Runnable r : spaceListeners) {
+            r.run();
+        }
     }
 
     private void releaseHeldEvent(Cq cq) {
@@ -371,7 +367,15 @@ final class CqeWriter extends Module implements DmaCallback {
                 return;
             }
         }
-        raiseEvent(cqn, Eqe.TYPE_COMPLETION);
+        eq.completion(eventPort, cqn, eventSent);
+    }
+
+    /** The arm doorbell of {@code cq} with its arm word (command, sequence, consumer index). */
+    void arm(Cq cq, int word) {
+        cq.armed = true;
+        cq.armSolicitedOnly = Doorbells.armCmd(word) == Doorbells.ARM_CMD_SOLICITED;
+        cq.armSequence = Doorbells.armSequence(word);
+        armed(cq, Doorbells.armConsumerIndex(word));
     }
 
     /**
@@ -396,34 +400,6 @@ final class CqeWriter extends Module implements DmaCallback {
     void moderationExpired(Cq cq) {
         if (cq.eventHeld) {
             releaseHeldEvent(cq);
-        }
-    }
-
-    /** Writes an EQE and its MSI-X message (event queue 0, vector 0). */
-    private void raiseEvent(int eventCqn, int eventType) {
-        int e = nextEvent;
-        nextEvent = (nextEvent + 1) % EVENT_SLOTS;
-        DmaRequest eqeWrite = eqeWrites[e];
-        DmaRequest msiWrite = msiWrites[e];
-        byte[] eqeBuf = eqeBufs[e];
-        if (eqeWrite.inEngine() || msiWrite.inEngine()) {
-            throw new InvariantViolation(fullName() + ": more than " + EVENT_SLOTS + " events in flight");
-        }
-        int owner = nic.eqOwnerBit();
-        long eqAddr = nic.nextEqeAddress();
-        if (eventType == Eqe.TYPE_CQ_ERROR) {
-            Eqe.writeCqError(eqeBuf, 0, eventCqn, Eqe.CQ_ERROR_OVERRUN, owner);
-        } else {
-            Eqe.writeCompletion(eqeBuf, 0, eventCqn, owner);
-        }
-        eqeWrite.write(eqAddr, eqeBuf, 0, Eqe.SIZE, this, -2, false);
-        events.inc();
-        BigEndian.putI32(msiBuf, 0, 0);
-        msiWrite.write(nic.msixAddress(), msiBuf, 0, 4, this, -3, false);
-        interrupts.inc();
-        // Events are rare (one per arm) and have their own channel, deep enough for both writes.
-        if (!(eventChannel.submit(eqeWrite) && eventChannel.submit(msiWrite))) {
-            throw new InvariantViolation(fullName() + ": event channel full");
         }
     }
 }

@@ -4,9 +4,10 @@ import static dev.rdmasim.adapter.config.Parameters.NIC_RX_PACKET_CYCLES;
 import static dev.rdmasim.adapter.config.Parameters.NIC_TX_PACKET_CYCLES;
 
 import dev.rdmasim.adapter.format.BigEndian;
+import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.pcie.DmaCallback;
-import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.adapter.wire.CmMad;
 import dev.rdmasim.adapter.wire.Frame;
@@ -73,8 +74,11 @@ public final class GsiUnit extends Module implements DmaCallback {
     private static final int DOORBELL_SEND = 0;
     private static final int DOORBELL_RECV = 8;
 
-    private final Adapter nic;
-    private final DmaChannel channel;
+    private final WorkClock work;
+    private final EventQueueUnit eq;
+    private final long mac;
+    private final int ip;
+    private final DmaPort dma;
     private final long doorbellPage;
     private final Busy txBusy;
     private final Busy rxBusy;
@@ -106,17 +110,13 @@ public final class GsiUnit extends Module implements DmaCallback {
 
     // Receive staging.
     private final byte[][] stageBuf = new byte[STAGES][RECV_SLOT];
-    private final byte[][] eqeBuf = new byte[STAGES][Eqe.SIZE];
-    private final byte[][] msiBuf = new byte[STAGES][4];
     private final DmaRequest[] madWrite = new DmaRequest[STAGES];
-    private final DmaRequest[] eqeWrite = new DmaRequest[STAGES];
-    private final DmaRequest[] msiWrite = new DmaRequest[STAGES];
+    /** Per stage: its event's interrupt has left, so its buffers are free. */
+    private final EventQueueUnit.Listener[] stageFreed = new EventQueueUnit.Listener[STAGES];
     private final boolean[] stageBusy = new boolean[STAGES];
     private int staged;
-    /** Requests refused by a full channel, in order; at most three per stage plus the send engine's one. */
-    private final DmaRequest[] backlog = new DmaRequest[3 * STAGES + 1];
-    private int backlogHead;
-    private int backlogCount;
+    /** Requests the DMA port may hold for a full channel: three per stage plus the send engine's one. */
+    static final int BACKLOG = 3 * STAGES + 1;
 
     private final Counter madsSent;
     private final Counter madsReceived;
@@ -129,24 +129,38 @@ public final class GsiUnit extends Module implements DmaCallback {
     private final TimeAverage stagedAvg;
     private final Signal stagedSignal;
 
-    GsiUnit(Adapter nic, DmaChannel channel, int doorbellPage) {
-        super(nic, "gsi");
-        this.nic = nic;
-        this.channel = channel;
+    /** What the unit is built with, taken from the profile once: its packetizer's and receive cycles per frame. */
+    record Params(int txCycles, int rxCycles) {
+        static Params of(dev.rdmasim.adapter.config.Profile p) {
+            return new Params(p.getInt(NIC_TX_PACKET_CYCLES), p.getInt(NIC_RX_PACKET_CYCLES));
+        }
+    }
+
+    GsiUnit(Module parent, Params params, dev.rdmasim.kernel.hw.ClockDomain clock, WorkClock work, EventQueueUnit eq,
+            DmaPort port, long mac, int ip, int doorbellPage) {
+        super(parent, "gsi");
+        this.work = work;
+        this.eq = eq;
+        this.mac = mac;
+        this.ip = ip;
+        this.dma = port;
         this.doorbellPage = doorbellPage;
         txBusy = new Busy(new Module(this, "tx") {
-        }, nic.clock, signal("txBusy", 1));
+        }, clock, signal("txBusy", 1));
         rxBusy = new Busy(new Module(this, "rx") {
-        }, nic.clock, signal("rxBusy", 1));
-        txCycles = nic.profile.getInt(NIC_TX_PACKET_CYCLES);
-        rxCycles = nic.profile.getInt(NIC_RX_PACKET_CYCLES);
+        }, clock, signal("rxBusy", 1));
+        txCycles = params.txCycles();
+        rxCycles = params.rxCycles();
         for (int i = 0; i < STAGES; i++) {
             madWrite[i] = new DmaRequest();
-            eqeWrite[i] = new DmaRequest();
-            msiWrite[i] = new DmaRequest();
+            int stage = i;
+            stageFreed[i] = interrupt -> {
+                if (interrupt) {
+                    freeStage(stage);
+                }
+            };
         }
-        channel.setRetry(this::drainBacklog);
-        writer.macs(0, nic.mac);
+        writer.macs(0, mac);
         madsSent = stats().counter("madsSent", "MADs", "MADs sent as UD frames from QP1");
         madsReceived = stats().counter("madsReceived", "MADs", "MADs written into a posted receive buffer");
         badSends = stats().counter("badSends", "entries", "send entries dropped for a bad length (not a 256-byte MAD)");
@@ -186,12 +200,12 @@ public final class GsiUnit extends Module implements DmaCallback {
 
     /** BAR offset of the send doorbell (8 bytes: the producer count). */
     public long sendDoorbellOffset() {
-        return doorbellPage * Adapter.PAGE + DOORBELL_SEND;
+        return doorbellPage * Doorbells.PAGE_SIZE + DOORBELL_SEND;
     }
 
     /** BAR offset of the receive doorbell (8 bytes: the count of buffers posted). */
     public long recvDoorbellOffset() {
-        return doorbellPage * Adapter.PAGE + DOORBELL_RECV;
+        return doorbellPage * Doorbells.PAGE_SIZE + DOORBELL_RECV;
     }
 
     int doorbellPage() {
@@ -220,7 +234,7 @@ public final class GsiUnit extends Module implements DmaCallback {
         sendActive = true;
         sendReadDone = false;
         long addr = sendRing + (long) (sendConsumer & sendMask) * SEND_SLOT;
-        submit(sendRead.read(addr, sendBuf, 0, SEND_SLOT, this, -1));
+        dma.send(sendRead.read(addr, sendBuf, 0, SEND_SLOT, this, -1));
     }
 
     @Override
@@ -241,10 +255,10 @@ public final class GsiUnit extends Module implements DmaCallback {
             return;
         }
         long t = txBusy.book(txCycles);
-        long mac = BigEndian.i64(sendBuf, SEND_DST_MAC) & 0xFFFF_FFFF_FFFFL;
-        int ip = BigEndian.i32(sendBuf, SEND_DST_IP);
+        long dstMac = BigEndian.i64(sendBuf, SEND_DST_MAC) & 0xFFFF_FFFF_FFFFL;
+        int dstIp = BigEndian.i32(sendBuf, SEND_DST_IP);
         int qpn = BigEndian.i32(sendBuf, SEND_DST_QPN) & 0xFF_FFFF;
-        writer.macs(mac, nic.mac).ipv4(nic.ip, ip).udpSourcePort(RoceWriter.entropyPort(QPN, qpn))
+        writer.macs(dstMac, mac).ipv4(this.ip, dstIp).udpSourcePort(RoceWriter.entropyPort(QPN, qpn))
                 .bth(Opcode.UD_SEND_ONLY, qpn, psn).deth(BigEndian.i32(sendBuf, SEND_QKEY), QPN);
         psn = (psn + 1) & 0xFF_FFFF;
         f.length(writer.write(f.data(), sendBuf, MAD_OFFSET, CmMad.SIZE));
@@ -257,7 +271,7 @@ public final class GsiUnit extends Module implements DmaCallback {
     private void finishSend() {
         sendConsumer++;
         BigEndian.putI32(recordBuf, 0, sendConsumer);
-        submit(recordWrite.write(sendRecord, recordBuf, 0, SEND_RECORD_BYTES, this, -1, false));
+        dma.send(recordWrite.write(sendRecord, recordBuf, 0, SEND_RECORD_BYTES, this, -1, false));
     }
 
     /** The port has a free frame buffer again (called from the transmitter's buffer callback). */
@@ -275,21 +289,21 @@ public final class GsiUnit extends Module implements DmaCallback {
             pumpSend();
             return;
         }
-        int s = (int) r.cookie();
-        if (r == msiWrite[s]) {
-            // The last of the stage's three writes has left: its buffers are free.
-            stageBusy[s] = false;
-            staged--;
-            stagedAvg.set(staged);
-            stagedSignal.set(staged);
-        }
+        // A MAD's write has left; its stage stays busy until the interrupt behind it has.
+    }
+
+    private void freeStage(int s) {
+        stageBusy[s] = false;
+        staged--;
+        stagedAvg.set(staged);
+        stagedSignal.set(staged);
     }
 
     // ---------------------------------------------------------------- receive
 
     /**
      * A valid UD frame the receiver took, wrapped in {@code r}; the receiver releases the frame afterwards, so
-     * the MAD is copied out now. Runs inside the receiver's frame handling, at its instant ({@link Adapter#at()}).
+     * the MAD is copied out now. Runs inside the receiver's frame handling, at its instant ({@link WorkClock}).
      */
     void receive(RoceReader r) {
         if (r.destQp() != QPN) {
@@ -313,7 +327,7 @@ public final class GsiUnit extends Module implements DmaCallback {
             dropOverrun.inc();
             return;
         }
-        long t = rxBusy.book(rxCycles, nic.at());
+        long t = rxBusy.book(rxCycles, work.at());
         rxBusy.idleAfterBookings();
         stageBusy[s] = true;
         staged++;
@@ -330,11 +344,9 @@ public final class GsiUnit extends Module implements DmaCallback {
         long addr = recvRing + (long) (recvConsumed & recvMask) * RECV_SLOT;
         recvConsumed++;
         madsReceived.inc();
-        submit(madWrite[s].write(addr, b, 0, RECV_SLOT, this, s, false).notBefore(t));
+        dma.send(madWrite[s].write(addr, b, 0, RECV_SLOT, this, s, false).notBefore(t));
         // The event and interrupt follow the MAD on the same channel, so the driver finds the MAD in place.
-        Eqe.writeQpEvent(eqeBuf[s], 0, EVENT_TYPE, QPN, nic.eqOwnerBit());
-        submit(eqeWrite[s].write(nic.nextEqeAddress(), eqeBuf[s], 0, Eqe.SIZE, this, s, false).notBefore(t));
-        submit(msiWrite[s].write(nic.msixAddress(), msiBuf[s], 0, 4, this, s, false).notBefore(t));
+        eq.qpEvent(dma, EVENT_TYPE, QPN, t, stageFreed[s]);
     }
 
     private int freeStage() {
@@ -347,24 +359,6 @@ public final class GsiUnit extends Module implements DmaCallback {
     }
 
     // ---------------------------------------------------------------- DMA submission, in order
-
-    private void submit(DmaRequest r) {
-        if (backlogCount > 0 || !channel.submit(r)) {
-            if (backlogCount == backlog.length) {
-                throw new InvariantViolation(fullName() + ": DMA backlog overflow");
-            }
-            backlog[(backlogHead + backlogCount) % backlog.length] = r;
-            backlogCount++;
-        }
-    }
-
-    private void drainBacklog() {
-        while (backlogCount > 0 && channel.submit(backlog[backlogHead])) {
-            backlog[backlogHead] = null;
-            backlogHead = (backlogHead + 1) % backlog.length;
-            backlogCount--;
-        }
-    }
 
     /** Counts as the unit sees them, for diagnostics: send producer/consumer, receive posted/consumed. */
     public String describe() {

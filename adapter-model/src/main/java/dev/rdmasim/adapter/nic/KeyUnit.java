@@ -5,7 +5,7 @@ import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.CqeSyndrome;
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.adapter.pcie.DmaCallback;
-import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
@@ -24,10 +24,12 @@ import java.util.List;
  */
 final class KeyUnit extends Module implements DmaCallback {
     static final int OK = 0;
-    /** A context or translation line is being fetched; call again after {@link #onFill}. */
+    /** A context or translation line is being fetched; call again when the waiters are woken ({@link #addWaiter}). */
     static final int WAIT = -1;
 
     static final int CONTEXT_BYTES = 64;
+    /** Context and translation fills in flight at once. */
+    static final int MAX_FILLS = 16;
     static final int MTT_LINE = 64;
 
     private final HostMemory memory;
@@ -35,29 +37,24 @@ final class KeyUnit extends Module implements DmaCallback {
     private final int maxKeys;
     private final SetAssocCache keyCache;
     private final SetAssocCache mttCache;
-    private final DmaChannel channel;
+    private final DmaPort port;
+    private final WorkClock clock;
     private final DmaRequest[] fills;
     private final int[] fillSlot;
     private final boolean[] fillIsKey;
     private final List<Runnable> waiters = new ArrayList<>();
-    private boolean pendingSubmit;
     private final Counter checks;
     private final Counter violations;
 
-    /** Applied to every fill before it is submitted; the adapter gives it the instant its work is for. */
-    private java.util.function.UnaryOperator<DmaRequest> onFill = r -> r;
-
-    void onFill(java.util.function.UnaryOperator<DmaRequest> action) {
-        onFill = action;
-    }
-
     KeyUnit(Module parent, HostMemory memory, long contextBase, int maxKeys, int keyEntries, int keyWays,
-            int mttEntries, int mttWays, DmaChannel channel, int maxFills, SetAssocCache.Policy policy) {
+            int mttEntries, int mttWays, DmaPort port, SetAssocCache.Policy policy, WorkClock clock) {
         super(parent, "keys");
         this.memory = memory;
         this.contextBase = contextBase;
         this.maxKeys = maxKeys;
-        this.channel = channel;
+        this.port = port;
+        this.clock = clock;
+        int maxFills = MAX_FILLS;
         keyCache = new SetAssocCache(this, "keyCache", keyEntries, keyWays, CONTEXT_BYTES, policy);
         mttCache = new SetAssocCache(this, "mttCache", mttEntries, mttWays, MTT_LINE, policy);
         fills = new DmaRequest[maxFills];
@@ -67,7 +64,7 @@ final class KeyUnit extends Module implements DmaCallback {
             fills[i] = new DmaRequest();
             fillSlot[i] = -1;
         }
-        channel.setRetry(this::onFill);
+        port.onReady(this::wakeWaiters);
         checks = stats().counter("checks", "checks", "key and bounds checks made");
         violations = stats().counter("violations", "checks", "checks that failed (bad key, PD, access or bounds)");
     }
@@ -188,10 +185,8 @@ final class KeyUnit extends Module implements DmaCallback {
                 fillSlot[i] = slot;
                 fillIsKey[i] = key;
                 fills[i].read(addr, c.line(slot), 0, c.lineBytes(), this, i);
-                if (!channel.submit(onFill.apply(fills[i]))) {
-                    // Resubmitted from onFill when the channel has room.
-                    pendingSubmit = true;
-                }
+                // A fill asked for while the receive pipeline works ahead leaves at that instant.
+                port.send(clock.ready(fills[i]));
                 return;
             }
         }
@@ -204,19 +199,10 @@ final class KeyUnit extends Module implements DmaCallback {
         int i = (int) r.cookie();
         (fillIsKey[i] ? keyCache : mttCache).fill(fillSlot[i]);
         fillSlot[i] = -1;
-        onFill();
+        wakeWaiters();
     }
 
-    private void onFill() {
-        if (pendingSubmit) {
-            pendingSubmit = false;
-            for (int i = 0; i < fills.length; i++) {
-                if (fillSlot[i] >= 0 && !fills[i].inEngine() && !channel.submit(fills[i])) {
-                    pendingSubmit = true;
-                    break;
-                }
-            }
-        }
+    private void wakeWaiters() {
         for (int i = 0; i < waiters.size(); i++) {
             waiters.get(i).run();
         }

@@ -10,6 +10,7 @@ import dev.rdmasim.adapter.format.RecvWqe;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.adapter.pcie.DmaCallback;
 import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.adapter.transport.Position;
 import dev.rdmasim.adapter.transport.Psn;
@@ -38,12 +39,11 @@ import dev.rdmasim.kernel.stats.Counter;
  * A frame the engine cannot take yet (busy, waiting for a key or a receive WQE) stays on the link,
  * so the peer sees backpressure rather than loss.
  */
-final class Receiver extends Module implements DmaCallback {
-    private static final int WRITES = 64;
+final class Receiver extends Module implements DmaCallback, PayloadWriter.Written {
 
     private final Adapter nic;
-    private final DmaChannel writeChannel;
-    private final DmaChannel rqChannel;
+    private final PayloadWriter payload;
+    private final DmaPort rqPort;
     private final RoceReader reader;
     private final Busy busy;
     private final Event stepEvent;
@@ -56,13 +56,6 @@ final class Receiver extends Module implements DmaCallback {
     private Frame current;
     private boolean waiting;
     private boolean refused;
-    // Write requests, each tied to the frame whose bytes it carries.
-    private final DmaRequest[] writes = new DmaRequest[WRITES];
-    private final Frame[] writeFrame = new Frame[WRITES];
-    private final Qp[] writeQp = new Qp[WRITES];
-    private final boolean[] writeIsRead = new boolean[WRITES];
-    private final Wr[] writeWr = new Wr[WRITES];
-    private final IntRing pendingSubmits = new IntRing(WRITES);
     private final IntRing cqeWaiters = new IntRing(16);
     private final IntRing flushQueue = new IntRing(16);
     private final DmaRequest flushRead = new DmaRequest();
@@ -77,16 +70,12 @@ final class Receiver extends Module implements DmaCallback {
     private final Counter sequenceErrors;
     private final Counter accessErrors;
     private final Counter rnr;
-    private final Counter placedBytes;
-    private final dev.rdmasim.kernel.stats.TimeAverage writesInFlight;
-    private final dev.rdmasim.kernel.wave.Signal writesSignal;
-    private int writesOutstanding;
 
-    Receiver(Adapter nic, DmaChannel writeChannel, DmaChannel rqChannel) {
+    Receiver(Adapter nic, PayloadWriter payload, DmaChannel rqChannel) {
         super(nic, "rx");
         this.nic = nic;
-        this.writeChannel = writeChannel;
-        this.rqChannel = rqChannel;
+        this.payload = payload;
+        rqPort = new DmaPort(rqChannel, 0);
         reader = new RoceReader(stats());
         busy = new Busy(this, nic.clock, signal("busy", 1));
         stepEvent = sim().event(fullName() + ".step", this::step);
@@ -95,12 +84,9 @@ final class Receiver extends Module implements DmaCallback {
         rqSlots = nic.profile.getInt(NIC_RQ_PREFETCH_DEPTH);
         fetchMaxBytes = nic.profile.getInt(NIC_WQE_FETCH_MAX_BYTES);
         ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
-        for (int i = 0; i < WRITES; i++) {
-            writes[i] = new DmaRequest();
-        }
         recvParser = new RecvWqe.Parser(32);
-        writeChannel.setRetry(this::onWriteRetry);
-        rqChannel.setRetry(() -> {
+        payload.connect(this, this::resume);
+        rqPort.onReady(() -> {
             pumpRecvFlush();
             resume();
         });
@@ -110,9 +96,6 @@ final class Receiver extends Module implements DmaCallback {
         sequenceErrors = stats().counter("sequenceNaks", "packets", "requests ahead of the expected PSN (sequence NAK)");
         accessErrors = stats().counter("accessNaks", "packets", "requests failing the remote key check or invalid (NAK, QP to error)");
         rnr = stats().counter("rnrNaks", "packets", "SENDs that found no receive WQE (RNR NAK)");
-        placedBytes = stats().counter("placedBytes", "bytes", "payload bytes written to host memory");
-        writesInFlight = stats().timeAverage("writesInFlight", "writes", "DMA writes of received payload not yet sent to PCIe");
-        writesSignal = signal("writesInFlight", 8);
     }
 
     void attach(LinkEndpoint p) {
@@ -122,7 +105,7 @@ final class Receiver extends Module implements DmaCallback {
 
     /**
      * Takes a frame if the pipeline is free. The frame's checks and their effects are worked out at once, for the
-     * instant the pipeline's cycles end ({@link Adapter#aheadPs}): DMA writes, the ACK and the completions it
+     * instant the pipeline's cycles end ({@link WorkClock}): DMA writes, the ACK and the completions it
      * causes carry that instant as their ready time, so they leave when a pipeline event at that instant would have
      * sent them, without the event. The pipeline stays occupied until then: a frame arriving earlier is refused
      * and offered again when it frees, as before.
@@ -138,11 +121,11 @@ final class Receiver extends Module implements DmaCallback {
         current = f;
         frames.inc();
         currentReadyPs = busy.book(packetCycles);
-        nic.aheadPs = currentReadyPs;
+        nic.work.ahead(currentReadyPs);
         try {
             step();
         } finally {
-            nic.aheadPs = 0;
+            nic.work.present();
         }
         return true;
     }
@@ -214,9 +197,9 @@ final class Receiver extends Module implements DmaCallback {
         if (op == Opcode.ACKNOWLEDGE) {
             int syn = reader.aethSyndrome();
             if (Aeth.isAck(syn)) {
-                nic.tx.acknowledge(qp, reader.psn());
+                nic.req.acknowledge(qp, reader.psn());
             } else {
-                nic.tx.nak(qp, reader.psn(), syn);
+                nic.req.nak(qp, reader.psn(), syn);
             }
             keep = false;
         } else if (op >= Opcode.RDMA_READ_RESPONSE_FIRST && op <= Opcode.RDMA_READ_RESPONSE_ONLY) {
@@ -317,10 +300,10 @@ final class Receiver extends Module implements DmaCallback {
                 if (st == KeyUnit.WAIT) {
                     return -1;
                 }
-                if (!haveWriteSlots(len)) {
+                if (!payload.hasRoom(len)) {
                     return -1;
                 }
-                int held = place(qp, f, qp.writeRkey, qp.writeVa, reader.payloadOffset(), len, null);
+                int held = payload.place(qp, f, qp.writeRkey, qp.writeVa, reader.payloadOffset(), len, null);
                 qp.writeVa += len;
                 qp.writeRemaining -= len;
                 if (pos.closesMessage()) {
@@ -354,11 +337,11 @@ final class Receiver extends Module implements DmaCallback {
                     return fatal(qp, Aeth.nak(1));
                 }
                 // Every piece is checked before any is written, so a bad key changes nothing.
-                int held = scatter(qp, f, qp.recvAddr, qp.recvLen, qp.recvKey, qp.recvSges, qp.recvOffset, len, null);
-                if (held == WAIT) {
+                int held = payload.scatter(qp, f, reader.payloadOffset(), qp.recvAddr, qp.recvLen, qp.recvKey, qp.recvSges, qp.recvOffset, len, null);
+                if (held == PayloadWriter.WAIT) {
                     return -1;
                 }
-                if (held == KEY_ERROR) {
+                if (held == PayloadWriter.KEY_ERROR) {
                     completeRecv(qp, CqeSyndrome.LOCAL_PROT);
                     return fatal(qp, Aeth.nak(3));
                 }
@@ -385,9 +368,7 @@ final class Receiver extends Module implements DmaCallback {
      * (the ACK may overtake the write itself, as on real adapters, so this is the issue time).
      */
     private void notePlaced(Qp qp, Frame f) {
-        if (f.trace() instanceof Wr w && w.generation == f.traceGeneration()) {
-            w.stamp(Stage.REMOTE_PLACED, nic.at());
-        }
+        f.placed(nic.at());
     }
 
     private long recvCapacity(Qp qp) {
@@ -464,7 +445,7 @@ final class Receiver extends Module implements DmaCallback {
         qp.state = QpState.ERROR;
         startRecvFlush(qp);
         // Its own send queue is flushed too: the whole QP is in error.
-        nic.tx.queue(qp);
+        nic.req.queue(qp);
         return 0;
     }
 
@@ -489,7 +470,7 @@ final class Receiver extends Module implements DmaCallback {
         }
         Qp qp = nic.qp(flushQueue.peek());
         flushRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, flushBuf, 0, 4, this, qp.qpn | (2L << 32));
-        if (rqChannel.submit(nic.ready(flushRead))) {
+        if (rqPort.offer(nic.ready(flushRead))) {
             flushQueue.poll();
         }
     }
@@ -610,7 +591,7 @@ final class Receiver extends Module implements DmaCallback {
         allocateRqBuffers(qp);
         qp.rqRead.read(qp.cfg.rqBase() + (long) (next & (ring - 1)) * stride, qp.rqStage, 0, n * stride, this,
                 qp.qpn | (1L << 32));
-        if (rqChannel.submit(nic.ready(qp.rqRead))) {
+        if (rqPort.offer(nic.ready(qp.rqRead))) {
             qp.rqFetchInFlight = true;
             qp.rqFetchCount = n;
         }
@@ -623,7 +604,7 @@ final class Receiver extends Module implements DmaCallback {
     private void readRqDoorbell(Qp qp) {
         allocateRqBuffers(qp);
         qp.rqRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, qp.rqStage, 0, 4, this, qp.qpn);
-        if (rqChannel.submit(nic.ready(qp.rqRead))) {
+        if (rqPort.offer(nic.ready(qp.rqRead))) {
             qp.rqFetchInFlight = true;
         }
     }
@@ -725,158 +706,35 @@ final class Receiver extends Module implements DmaCallback {
             dropped.inc();
             if (w != null && Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) > 0) {
                 // A response is missing: ask again from it at once rather than waiting for the timer.
-                nic.tx.readGap(qp, w);
+                nic.req.readGap(qp, w);
             }
             return 0; // Duplicates are simply dropped.
         }
-        int held = scatter(qp, f, w.sgeAddr, w.sgeLen, w.sgeKey, w.sgeCount, (long) w.responses * nic.mtu,
+        int held = payload.scatter(qp, f, reader.payloadOffset(), w.sgeAddr, w.sgeLen, w.sgeKey, w.sgeCount, (long) w.responses * nic.mtu,
                 reader.payloadLength(), w);
-        if (held == WAIT) {
+        if (held == PayloadWriter.WAIT) {
             return -1;
         }
-        if (held == KEY_ERROR) {
-            nic.tx.failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
+        if (held == PayloadWriter.KEY_ERROR) {
+            nic.req.failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
             return 0;
         }
         w.responses++;
         if (w.responses == w.packets && w.pendingWrites == 0) {
-            nic.tx.acknowledge(qp, w.lastPsn());
+            nic.req.acknowledge(qp, w.lastPsn());
         }
         return held;
     }
 
-    // ------------------------------------------------------------ DMA writes of received payload
-
-    private static final int WAIT = -1;
-    private static final int KEY_ERROR = -2;
-
-    /**
-     * Writes payload bytes [off, off + len) of a message into the scatter list (addresses, lengths,
-     * local keys): first checks every piece (LOCAL_WRITE) and that enough write requests are free,
-     * then issues the writes. Returns {@link #WAIT}, {@link #KEY_ERROR}, or 1 if the frame is now
-     * held by writes (0 if nothing was written).
-     */
-    private int scatter(Qp qp, Frame f, long[] addr, int[] lens, int[] keys, int count, long off, int len, Wr readWr) {
-        long pos = 0;
-        int pieces = 0;
-        for (int i = 0; i < count; i++) {
-            long a = Math.max(off, pos);
-            long b = Math.min(off + len, pos + lens[i]);
-            if (a < b) {
-                int st = nic.keys.check(keys[i], qp.cfg.pd(), addr[i] + (a - pos), b - a, AccessFlags.LOCAL_WRITE, false);
-                if (st == KeyUnit.WAIT) {
-                    return WAIT;
-                }
-                if (st != KeyUnit.OK) {
-                    return KEY_ERROR;
-                }
-                pieces += writePieces(b - a);
-            }
-            pos += lens[i];
-        }
-        if (pieces > freeWrites()) {
-            return WAIT;
-        }
-        int held = 0;
-        pos = 0;
-        for (int i = 0; i < count; i++) {
-            long a = Math.max(off, pos);
-            long b = Math.min(off + len, pos + lens[i]);
-            if (a < b) {
-                held |= place(qp, f, keys[i], addr[i] + (a - pos), reader.payloadOffset() + (int) (a - off), (int) (b - a), readWr);
-            }
-            pos += lens[i];
-        }
-        return held;
-    }
-
-    /** Write requests not tied to a frame (the counter mirrors the busy entries of {@code writeFrame}). */
-    private int freeWrites() {
-        return WRITES - writesOutstanding;
-    }
-
-    /** Most DMA writes {@code len} bytes can take: one per 4 KiB page touched. */
-    private static int writePieces(long len) {
-        return 2 + (int) (len / 4096);
-    }
-
-    /** Room for a contiguous write of {@code len} bytes, keeping one request spare. */
-    private boolean haveWriteSlots(int len) {
-        return freeWrites() > writePieces(len);
-    }
-
-    /** DMA-writes {@code len} payload bytes at frame offset {@code off} to {@code va}; 1 if the frame is now held. */
-    private int place(Qp qp, Frame f, int key, long va, int off, int len, Wr readWr) {
-        int held = 0;
-        long a = 0;
-        while (a < len) {
-            int piece = (int) Math.min(len - a, nic.keys.pageRemaining(key, va + a));
-            int i = 0;
-            while (writeFrame[i] != null) {
-                i++;
-            }
-            writeFrame[i] = f;
-            writeQp[i] = qp;
-            writeWr[i] = readWr;
-            if (readWr != null) {
-                readWr.pendingWrites++;
-            } else {
-                qp.recvWritesPending++;
-            }
-            writes[i].write(nic.keys.translate(key, va + a), f.data(), off + (int) a, piece, this, i, false);
-            nic.ready(writes[i]);
-            if (!pendingSubmits.isEmpty() || !writeChannel.submit(writes[i])) {
-                pendingSubmits.add(i);
-            }
-            placedBytes.add(piece);
-            writesOutstanding++;
-            writesInFlight.set(writesOutstanding);
-            writesSignal.set(writesOutstanding);
-            a += piece;
-            held = 1;
-        }
-        return held;
-    }
-
-    private void onWriteRetry() {
-        while (!pendingSubmits.isEmpty()) {
-            if (!writeChannel.submit(writes[pendingSubmits.peek()])) {
-                return;
-            }
-            pendingSubmits.poll();
-        }
-        resume();
-    }
+    // ------------------------------------------------------------ writes of received payload that left
 
     @Override
-    public void writeSent(DmaRequest r) {
-        int i = (int) r.cookie();
-        Frame f = writeFrame[i];
-        Qp qp = writeQp[i];
-        Wr w = writeWr[i];
-        writeFrame[i] = null;
-        writeQp[i] = null;
-        writeWr[i] = null;
-        writesOutstanding--;
-        writesInFlight.set(writesOutstanding);
-        writesSignal.set(writesOutstanding);
-        boolean stillHeld = false;
-        for (int k = 0; k < WRITES; k++) {
-            if (writeFrame[k] == f) {
-                stillHeld = true;
-                break;
-            }
-        }
-        if (!stillHeld) {
-            f.release();
-        }
+    public void written(Qp qp, Wr w) {
         if (w != null) {
-            w.pendingWrites--;
             if (w.responses == w.packets && w.pendingWrites == 0) {
-                nic.tx.acknowledge(qp, w.lastPsn());
+                nic.req.acknowledge(qp, w.lastPsn());
             }
         } else {
-            qp.recvWritesPending--;
             maybeRecvCqe(qp);
         }
         resume();

@@ -8,6 +8,7 @@ import dev.rdmasim.adapter.format.CqeSyndrome;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.adapter.pcie.DmaCallback;
 import dev.rdmasim.adapter.pcie.DmaChannel;
+import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.adapter.transport.Psn;
 import dev.rdmasim.adapter.wire.Aeth;
@@ -35,8 +36,7 @@ import dev.rdmasim.kernel.stats.TimeAverage;
  * payload is read again from host memory; a remote-access or invalid-request NAK, or running out
  * of retries, completes the failing request with an error and flushes the rest.
  */
-final class Transmitter extends Module implements DmaCallback {
-    static final int INFINITE_RNR_RETRY = 7;
+final class Transmitter extends Module implements DmaCallback, RequesterTransport.Packetizer {
     private static final int KIND_REQUEST = 0;
     private static final int KIND_ACK = 1;
     private static final int KIND_READ_RESPONSE = 2;
@@ -83,12 +83,13 @@ final class Transmitter extends Module implements DmaCallback {
     private int held;
     private int count;
     private final long[] freeAt;
-    private final IntRing sendQueue;
+    private final RequesterTransport req;
+    private final SendScheduler scheduler;
+    /** The request packet built and not yet handed on. */
+    private Slot built;
     private final IntRing ackQueue;
     private final IntRing readQueue;
-    private final IntRing retireQueue;
-    private final DmaChannel channel;
-    private final IntRing pendingSubmits;
+    private final DmaPort payloadPort;
     private final RoceWriter writer = new RoceWriter();
     private final Busy busy;
     /** Frees handed-over slots at their time, armed only when something waits for a slot or the waveform shows them. */
@@ -96,30 +97,25 @@ final class Transmitter extends Module implements DmaCallback {
     private final Event emitResume;
     private final dev.rdmasim.kernel.wave.Signal busySignal;
     private final int packetCycles;
-    private final int maxUnacked;
-    private final long ackTimeoutPs;
-    private final long rnrTimerPs;
-    private final int ackEvery;
     /** RDMA READs a QP may have outstanding as requester (ORD); 0 = the QP may not issue READs. */
     /** Retries a QP gets back after every acknowledgement that makes progress. */
     private LinkEndpoint port;
-    /** The latest ready time given to a payload read on {@link #channel}. */
+    /** The latest ready time given to a payload read on the payload channel. */
     private long readyFloor;
     private boolean waitingForBuffer;
     private final Counter packets;
     private final Counter bytes;
     private final Counter acks;
     private final Counter naks;
-    private final Counter retransmits;
-    private final Counter fenceWaits;
-    private final Counter timeouts;
     private final TimeAverage slotsInUse;
     private final dev.rdmasim.kernel.wave.Signal slotsSignal;
 
-    Transmitter(Adapter nic, int slotCount, DmaChannel channel) {
+    Transmitter(Adapter nic, int slotCount, DmaChannel channel, RequesterTransport req, SendScheduler scheduler) {
         super(nic, "tx");
         this.nic = nic;
-        this.channel = channel;
+        this.req = req;
+        this.scheduler = scheduler;
+
         int pieces = Math.max(4, nic.profile.getInt(NDK_MAX_INITIATOR_REQUEST_SGE) + 2);
         slots = new Slot[slotCount];
         freeAt = new long[slotCount];
@@ -127,30 +123,20 @@ final class Transmitter extends Module implements DmaCallback {
             slots[i] = new Slot(i, nic.mtu, pieces);
         }
         int maxQps = nic.profile.getInt(NIC_MAX_QPS);
-        sendQueue = new IntRing(16);
         ackQueue = new IntRing(16);
         readQueue = new IntRing(16);
-        retireQueue = new IntRing(16);
-        pendingSubmits = new IntRing(slotCount * pieces);
+        payloadPort = new DmaPort(channel, slotCount * pieces);
         busySignal = signal("busy", 1);
         busy = new Busy(this, nic.clock, busySignal);
         releaseEvent = sim().event(fullName() + ".release", this::onRelease);
         emitResume = sim().event(fullName() + ".emit", this::emitReady);
         packetCycles = nic.profile.getInt(NIC_TX_PACKET_CYCLES);
-        maxUnacked = nic.profile.getInt(TRANSPORT_MAX_UNACKED_PSNS);
-        ackTimeoutPs = nic.profile.getLong(TRANSPORT_ACK_TIMEOUT);
-        rnrTimerPs = nic.profile.getLong(TRANSPORT_RNR_TIMER);
-        ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
-        channel.setRetry(this::onChannelRetry);
+        payloadPort.onReady(this::pump);
         writer.macs(0, nic.mac);
         packets = stats().counter("packets", "packets", "frames put on the wire");
         bytes = stats().counter("payloadBytes", "bytes", "payload bytes sent");
         acks = stats().counter("acks", "packets", "ACKs sent");
         naks = stats().counter("naks", "packets", "NAKs sent");
-        retransmits = stats().counter("rewinds", "events", "go-back-N rewinds (sequence NAK, RNR NAK or timeout)");
-        fenceWaits = stats().counter("fenceWaits", "events",
-                "times a READ_FENCE request was held back for an earlier READ still completing");
-        timeouts = stats().counter("timeouts", "events", "retransmission timer expiries");
         slotsInUse = stats().timeAverage("slotsInUse", "slots", "transmit buffer slots in use");
         slotsSignal = signal("slotsInUse", 16);
         // Slots free lazily: bring the occupancy up to date before statistics are read or reset.
@@ -169,19 +155,6 @@ final class Transmitter extends Module implements DmaCallback {
     }
 
     // ------------------------------------------------------------ queues
-
-    /** A QP has parsed requests to send. */
-    void queue(Qp qp) {
-        if (qp.state == QpState.ERROR) {
-            flushAll(qp);
-            return;
-        }
-        if (!qp.inTxQueue && qp.state == QpState.READY_TO_SEND) {
-            qp.inTxQueue = true;
-            sendQueue.add(qp.qpn);
-        }
-        pump();
-    }
 
     /** The responder owes {@code qp}'s peer an ACK or NAK (already recorded in the QP). */
     void queueAck(Qp qp) {
@@ -207,9 +180,10 @@ final class Transmitter extends Module implements DmaCallback {
 
     // ------------------------------------------------------------ slot allocation
 
-    void pump() {
+    @Override
+    public void pump() {
         release();
-        while (count < slots.length && pendingSubmits.isEmpty()) {
+        while (count < slots.length && !payloadPort.blocked()) {
             if (!ackQueue.isEmpty()) {
                 Qp qp = nic.qp(ackQueue.poll());
                 qp.ackQueued = false;
@@ -228,21 +202,48 @@ final class Transmitter extends Module implements DmaCallback {
                 }
                 continue;
             }
-            if (sendQueue.isEmpty()) {
+            if (!scheduler.step()) {
                 return;
             }
-            Qp qp = nic.qp(sendQueue.poll());
-            int r = nextRequestPacket(qp);
-            if (r < 0) {
-                sendQueue.add(qp.qpn);
-                return; // Waiting for a key or translation line; the key unit pumps us again.
-            }
-            if (r > 0) {
-                sendQueue.add(qp.qpn); // Round robin: one packet per turn.
+        }
+    }
+
+    @Override
+    public int buildRequest(Qp qp, Wr w, int k, int psn, boolean ackRequest) {
+        boolean read = w.opcode == WqeOpcode.RDMA_READ;
+        int off = k * nic.mtu;
+        int len = read ? 0 : (int) Math.min(nic.mtu, w.length - off);
+        Slot s = alloc(KIND_REQUEST, qp);
+        s.wr = w;
+        s.readyPs = Math.max(w.readyPs, s.readyPs);
+        s.psn = psn;
+        s.length = len;
+        s.opcode = requestOpcode(w, k);
+        s.solicited = w.solicited && (k == w.packets - 1);
+        s.immediate = w.immediate;
+        s.va = w.remoteAddress;
+        s.rkey = w.rkey;
+        s.dmaLength = (int) w.length;
+        s.ackRequest = ackRequest;
+        if (len > 0) {
+            if (w.inline) {
+                System.arraycopy(w.inlineData, off, s.buf, 0, len);
             } else {
-                qp.inTxQueue = false;
+                int st = gather(s, w, qp.cfg.pd(), off, len);
+                if (st != KeyUnit.OK) {
+                    return st;
+                }
             }
         }
+        built = s;
+        return KeyUnit.OK;
+    }
+
+    @Override
+    public void commitRequest() {
+        Slot s = built;
+        built = null;
+        commitSlot(s);
     }
 
     private Slot alloc(int kind, Qp qp) {
@@ -264,100 +265,6 @@ final class Transmitter extends Module implements DmaCallback {
         slotsInUse.set(count);
         slotsSignal.set(count);
         emitReady();
-    }
-
-    /** Queues the next request packet of {@code qp}: 1 = more to send, 0 = nothing more now, -1 = wait. */
-    private int nextRequestPacket(Qp qp) {
-        if (qp.state != QpState.READY_TO_SEND || qp.wrSent >= qp.wrCount || qp.rnrWaiting) {
-            return 0;
-        }
-        Wr w = qp.wr(qp.wrSent);
-        if (w.syndrome != 0) {
-            // A WQE that failed validation: it never reaches the wire and fails the QP.
-            qp.wrSent++;
-            failFrom(qp, qp.wrSent - 1, w.syndrome);
-            return 0;
-        }
-        int k = w.packetsQueued;
-        int psn = Psn.add(w.firstPsn, k);
-        if (Psn.diff(psn, qp.unackedPsn) >= maxUnacked) {
-            return 0; // Window full; an ACK requeues the QP.
-        }
-        if (k == 0 && w.fence && readsUnfinished(qp)) {
-            fenceWaits.inc();
-            return 0; // Fenced: it starts once the earlier READs are complete, whose completion requeues the QP.
-        }
-        boolean read = w.opcode == WqeOpcode.RDMA_READ;
-        if (read && k == 0) {
-            if (qp.maxReadsOut == 0) {
-                qp.wrSent++;
-                failFrom(qp, qp.wrSent - 1, CqeSyndrome.LOCAL_QP_OP);
-                return 0;
-            }
-            if (readsInFlight(qp) >= qp.maxReadsOut) {
-                return 0; // Its READ slots are full (ORD); a completing READ requeues the QP.
-            }
-        }
-        int off = k * nic.mtu;
-        int len = read ? 0 : (int) Math.min(nic.mtu, w.length - off);
-        Slot s = alloc(KIND_REQUEST, qp);
-        s.wr = w;
-        s.readyPs = Math.max(w.readyPs, s.readyPs);
-        s.psn = psn;
-        s.length = len;
-        s.opcode = requestOpcode(w, k);
-        s.solicited = w.solicited && (k == w.packets - 1);
-        s.immediate = w.immediate;
-        s.va = w.remoteAddress;
-        s.rkey = w.rkey;
-        s.dmaLength = (int) w.length;
-        boolean last = read || k == w.packets - 1;
-        s.ackRequest = last || ((Psn.diff(psn, qp.unackedPsn) + 1) % ackEvery == 0);
-        if (len > 0) {
-            if (w.inline) {
-                System.arraycopy(w.inlineData, off, s.buf, 0, len);
-            } else {
-                int st = gather(s, w, qp.cfg.pd(), off, len);
-                if (st == KeyUnit.WAIT) {
-                    return -1;
-                }
-                if (st != KeyUnit.OK) {
-                    qp.wrSent++;
-                    failFrom(qp, qp.wrSent - 1, st);
-                    return 0;
-                }
-            }
-        }
-        w.packetsQueued = read ? w.packets : k + 1;
-        if (w.packetsQueued == w.packets) {
-            qp.wrSent++;
-            nic.sentOne(qp);
-        }
-        commitSlot(s);
-        return qp.wrSent < qp.wrCount ? 1 : 0;
-    }
-
-    /** Whether a READ handed to the wire before the next request is not complete (responses or their writes). */
-    private static boolean readsUnfinished(Qp qp) {
-        for (int i = 0; i < qp.wrSent; i++) {
-            Wr w = qp.wr(i);
-            if (w.opcode == WqeOpcode.RDMA_READ && (w.responses < w.packets || w.pendingWrites > 0)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** READs of the QP handed to the wire whose responses have not all arrived. */
-    private static int readsInFlight(Qp qp) {
-        int n = 0;
-        for (int i = 0; i < qp.wrSent; i++) {
-            Wr w = qp.wr(i);
-            if (w.opcode == WqeOpcode.RDMA_READ && w.responses < w.packets) {
-                n++;
-            }
-        }
-        return n;
     }
 
     private static int requestOpcode(Wr w, int k) {
@@ -429,21 +336,8 @@ final class Transmitter extends Module implements DmaCallback {
             s.reads[n].notBefore(readyFloor);
         }
         s.outstanding++;
-        if (!pendingSubmits.isEmpty() || !channel.submit(s.reads[n])) {
-            pendingSubmits.add(slotIndex << 8 | n);
-        }
+        payloadPort.send(s.reads[n]);
         return n + 1;
-    }
-
-    private void onChannelRetry() {
-        while (!pendingSubmits.isEmpty()) {
-            int v = pendingSubmits.peek();
-            if (!channel.submit(slots[v >>> 8].reads[v & 0xFF])) {
-                return;
-            }
-            pendingSubmits.poll();
-        }
-        pump();
     }
 
     @Override
@@ -558,7 +452,7 @@ final class Transmitter extends Module implements DmaCallback {
         }
         f.length(writer.write(f.data(), s.buf, 0, s.length));
         if (s.kind == KIND_REQUEST && (Opcode.isLast(s.opcode) || Opcode.isOnly(s.opcode))) {
-            f.trace(s.wr, s.wr.generation);
+            f.origin(s.wr);
         }
         port.send(f, t);
         packets.inc();
@@ -584,9 +478,7 @@ final class Transmitter extends Module implements DmaCallback {
             if (Psn.diff(s.psn, w.lastPsn()) >= 0 || s.opcode == Opcode.RDMA_READ_REQUEST) {
                 w.stamp(Stage.LAST_PACKET, t);
             }
-            if (qp.timerDeadline == Long.MAX_VALUE) {
-                restartTimerAt(qp, t + ackTimeoutPs);
-            }
+            req.packetSent(qp, t);
         }
     }
 
@@ -621,285 +513,5 @@ final class Transmitter extends Module implements DmaCallback {
         slotsSignal.set(count);
         pump();
         emitReady();
-    }
-
-    // ------------------------------------------------------------ requester transport
-
-    /** An ACK (or the implicit ACK of a READ response) for every PSN up to {@code psn}. */
-    void acknowledge(Qp qp, int psn) {
-        if (Psn.diff(psn, qp.nextPsn) >= 0) {
-            return; // For PSNs never assigned: a stray or corrupt acknowledgement.
-        }
-        // The responder's acknowledgement only ever moves forward; a call with an older PSN (a READ
-        // whose response writes have now left) re-runs retirement against the newest one.
-        if (Psn.diff(psn, qp.ackedPsn) > 0) {
-            qp.ackedPsn = psn;
-        }
-        psn = qp.ackedPsn;
-        boolean progress = false;
-        while (qp.wrCount > 0 && qp.wrSent > 0) {
-            Wr w = qp.wr(0);
-            boolean read = w.opcode == WqeOpcode.RDMA_READ;
-            if (Psn.diff(w.lastPsn(), psn) > 0 || (read && (w.responses < w.packets || w.pendingWrites > 0))) {
-                break;
-            }
-            if (!retireHead(qp, 0)) {
-                break;
-            }
-            progress = true;
-        }
-        // An ACK never covers READ data that has not arrived: stop at the first response missing.
-        // Requests hold consecutive PSNs in ring order, so none past the first one starting after psn matters.
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
-            if (Psn.diff(psn, w.firstPsn) < 0) {
-                break;
-            }
-            if (w.opcode == WqeOpcode.RDMA_READ && w.responses < w.packets
-                    && Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) >= 0) {
-                psn = Psn.add(w.firstPsn, w.responses - 1);
-                break;
-            }
-        }
-        if (Psn.diff(psn, qp.unackedPsn) >= 0) {
-            qp.unackedPsn = Psn.add(psn, 1);
-            qp.retriesLeft = qp.retryCount;
-            progress = true;
-        }
-        if (progress) {
-            if (qp.wrCount > 0) {
-                restartTimer(qp, ackTimeoutPs);
-            } else {
-                stopTimer(qp);
-            }
-            nic.requeueFetch(qp);
-            queue(qp);
-        }
-    }
-
-    /** Retires the oldest request with {@code syndrome} (0 = success); false if the CQE writer is full. */
-    private boolean retireHead(Qp qp, int syndrome) {
-        Wr w = qp.wr(0);
-        if (nic.cqe.full()) {
-            if (!qp.inRetireQueue) {
-                qp.inRetireQueue = true;
-                retireQueue.add(qp.qpn);
-            }
-            return false;
-        }
-        w.stamp(Stage.ACKED, nic.at());
-        if (w.inline) {
-            nic.releaseInline(w.length);
-        }
-        int err = syndrome != 0 ? syndrome : w.syndrome;
-        if (w.signaled || err != 0) {
-            CqeWriter.Job j = nic.cqe.claim();
-            j.cqn = qp.cfg.sendCqn();
-            j.qpn = qp.qpn;
-            j.opcode = err != 0 ? Cqe.REQ_ERR : Cqe.REQ;
-            j.wqeOpcode = w.opcode;
-            j.wqeCounter = w.wqeIndex;
-            j.byteCount = (int) w.length;
-            j.syndrome = err;
-            j.report = true;
-            j.bytes = w.length;
-            System.arraycopy(w.stamps, 0, j.stamps, 0, j.stamps.length);
-            nic.cqe.commit();
-        } else {
-            nic.reportRetired(qp.qpn, w.wqeIndex, w.opcode, w.length, 0, w.stamps);
-        }
-        qp.wrHead = qp.wrHead + 1 == qp.wrs.length ? 0 : qp.wrHead + 1;
-        qp.wrCount--;
-        qp.wrSent--;
-        return true;
-    }
-
-    /** The CQE writer has room again: finish retirements that waited for it. */
-    void cqeSpace() {
-        while (!retireQueue.isEmpty() && !nic.cqe.full()) {
-            Qp qp = nic.qp(retireQueue.poll());
-            qp.inRetireQueue = false;
-            if (qp.state == QpState.ERROR) {
-                flush(qp);
-            } else {
-                acknowledge(qp, Psn.add(qp.unackedPsn, -1));
-            }
-        }
-    }
-
-    /** A NAK from the responder. */
-    void nak(Qp qp, int psn, int syndrome) {
-        int kind = Aeth.kind(syndrome);
-        int code = Aeth.value(syndrome);
-        if (kind == Aeth.KIND_NAK && code == 0) {
-            acknowledge(qp, Psn.add(psn, -1));
-            rewind(qp, psn);
-            return;
-        }
-        if (kind == Aeth.KIND_RNR_NAK) {
-            acknowledge(qp, Psn.add(psn, -1));
-            // An RNR retry count of 7 means retry forever (InfiniBand convention).
-            if (qp.rnrRetriesLeft != INFINITE_RNR_RETRY && --qp.rnrRetriesLeft < 0) {
-                failAt(qp, psn, CqeSyndrome.RNR_RETRY_EXC);
-                return;
-            }
-            // Resend from the refused PSN only after the RNR delay, without spending a retry. The wait starts
-            // before the rewind, which would otherwise resend at once.
-            qp.rnrWaiting = true;
-            rewind(qp, psn);
-            restartTimer(qp, rnrTimerPs);
-            return;
-        }
-        acknowledge(qp, Psn.add(psn, -1));
-        failAt(qp, psn, code == 2 ? CqeSyndrome.REMOTE_ACCESS : code == 1 ? CqeSyndrome.REMOTE_INVAL_REQ
-                : CqeSyndrome.REMOTE_OP);
-    }
-
-    /** A request failed locally (e.g. a READ response cannot be written: bad local key): complete it with the error. */
-    void failRequest(Qp qp, Wr w, int syndrome) {
-        for (int i = 0; i < qp.wrCount; i++) {
-            if (qp.wr(i) == w) {
-                failFrom(qp, i, syndrome);
-                return;
-            }
-        }
-    }
-
-    /** A READ response arrived ahead of the one expected: re-request the READ once per gap. */
-    void readGap(Qp qp, Wr w) {
-        int missing = Psn.add(w.firstPsn, w.responses);
-        if (qp.readRetryArmed && qp.readRetryPsn == missing) {
-            return;
-        }
-        qp.readRetryArmed = true;
-        qp.readRetryPsn = missing;
-        rewind(qp, missing);
-    }
-
-    /**
-     * (Re)arms the QP's retransmission deadline. The timer event is moved only when the deadline
-     * comes earlier; a later deadline is picked up when the event fires, so the ACK of every
-     * request does not reschedule a far-future event.
-     */
-    private void restartTimer(Qp qp, long delayPs) {
-        restartTimerAt(qp, nic.at() + delayPs);
-    }
-
-    private void restartTimerAt(Qp qp, long deadline) {
-        qp.timerDeadline = deadline;
-        if (!qp.retransmitTimer.scheduled()) {
-            qp.retransmitTimer.schedule(deadline);
-        } else if (qp.retransmitTimer.time() > deadline) {
-            qp.retransmitTimer.reschedule(deadline);
-        }
-    }
-
-    private void stopTimer(Qp qp) {
-        qp.timerDeadline = Long.MAX_VALUE;
-    }
-
-    /** The retransmission timer event fired: act if the deadline has really passed. */
-    void timeout(Qp qp) {
-        if (qp.timerDeadline == Long.MAX_VALUE) {
-            return;
-        }
-        if (now() < qp.timerDeadline) {
-            qp.retransmitTimer.schedule(qp.timerDeadline);
-            return;
-        }
-        qp.timerDeadline = Long.MAX_VALUE;
-        if (qp.wrCount == 0 || qp.state != QpState.READY_TO_SEND) {
-            return;
-        }
-        if (qp.rnrWaiting) {
-            qp.rnrWaiting = false;
-            restartTimer(qp, ackTimeoutPs);
-            queue(qp);
-            return;
-        }
-        timeouts.inc();
-        if (--qp.retriesLeft < 0) {
-            failAt(qp, qp.unackedPsn, CqeSyndrome.TRANSPORT_RETRY_EXC);
-            return;
-        }
-        rewind(qp, qp.unackedPsn);
-        restartTimer(qp, ackTimeoutPs);
-    }
-
-    /** Go-back-N: make every packet from {@code psn} on be sent again. */
-    private void rewind(Qp qp, int psn) {
-        retransmits.inc();
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
-            int d = Psn.diff(psn, w.firstPsn);
-            if (d < w.packets) {
-                int from = Math.max(0, d);
-                if (w.opcode == WqeOpcode.RDMA_READ) {
-                    from = 0;
-                    w.responses = Math.min(w.responses, Math.max(0, d));
-                }
-                w.packetsQueued = Math.min(w.packetsQueued, from);
-            }
-        }
-        int sent = 0;
-        while (sent < qp.wrCount && qp.wr(sent).packetsQueued == qp.wr(sent).packets) {
-            sent++;
-        }
-        qp.wrSent = sent;
-        queue(qp);
-    }
-
-    private void failAt(Qp qp, int psn, int syndrome) {
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
-            if (Psn.diff(psn, w.firstPsn) >= 0 && Psn.diff(psn, w.lastPsn()) <= 0) {
-                failFrom(qp, i, syndrome);
-                return;
-            }
-        }
-        failFrom(qp, 0, syndrome);
-    }
-
-    /** Completes request {@code index} with {@code syndrome}, flushes every later one, QP to error. */
-    private void failFrom(Qp qp, int index, int syndrome) {
-        qp.state = QpState.ERROR;
-        // The receive queue of a QP in error is flushed as well.
-        nic.rx.startRecvFlush(qp);
-        stopTimer(qp);
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
-            if (i == index) {
-                w.syndrome = syndrome;
-            } else if (i > index) {
-                w.syndrome = CqeSyndrome.WR_FLUSH;
-            }
-        }
-        flush(qp);
-    }
-
-    /** A QP in error: everything it holds completes, flushed unless it already has an error. */
-    private void flushAll(Qp qp) {
-        stopTimer(qp);
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
-            if (w.syndrome == 0) {
-                w.syndrome = CqeSyndrome.WR_FLUSH;
-            }
-        }
-        flush(qp);
-    }
-
-    /** Retires every request of a QP in error, each with its syndrome (earlier ones succeed). */
-    private void flush(Qp qp) {
-        while (qp.wrCount > 0) {
-            Wr w = qp.wr(0);
-            int syn = w.syndrome;
-            if (qp.wrSent == 0) {
-                qp.wrSent = 1; // Not yet sent: still completes, flushed.
-            }
-            if (!retireHead(qp, syn == 0 ? CqeSyndrome.WR_FLUSH : syn)) {
-                return;
-            }
-        }
     }
 }

@@ -7,7 +7,7 @@ import java.util.Arrays;
  * where its packets are in the PSN space, how far transmission and acknowledgement have got, and
  * the times it reached each {@link Stage}. Entries live in a per-QP ring and are reused.
  */
-final class Wr {
+final class Wr implements dev.rdmasim.adapter.wire.FrameOrigin {
     int wqeIndex;
     int bbs;
     int opcode;
@@ -50,6 +50,16 @@ final class Wr {
 
     /** Bumped on every reuse, so late observers can tell a reused record from the one they saw. */
     long generation;
+
+    @Override
+    public long generation() {
+        return generation;
+    }
+
+    @Override
+    public void placed(long ps) {
+        stamp(Stage.REMOTE_PLACED, ps);
+    }
 
     void clear() {
         generation++;

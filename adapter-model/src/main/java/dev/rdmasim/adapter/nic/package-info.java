@@ -1,7 +1,9 @@
 /**
- * The adapter itself: the top-level {@link dev.rdmasim.adapter.nic.Adapter} with its doorbell unit
- * and WQE fetch engine, the key unit, the transmitter (packetizer and requester transport), the
- * receiver (responder checks and data placement), the CQE writer and the firmware command unit
- * ({@code docs/commands.md}), built on the PCIe, wire, format, cache and transport packages. See {@code docs/model.md} for the path of a request.
+ * The adapter's core, one class per hardware block: {@link dev.rdmasim.adapter.nic.Adapter} builds them in
+ * pipeline order and decodes the BAR; the doorbell unit, context memory and QP-context cache, WQE fetch engine,
+ * WQE cache and inline credits, WQE parser, requester transport and send scheduler, transmitter (packetizer), key
+ * unit, receiver (frame checks and responder), payload writer, CQE writer, event queue and MSI-X unit, firmware
+ * object tables and command unit, and QP1 (GSI). Blocks hand work forward and pass credits and ready signals back
+ * by name; {@code docs/model.md} has the diagram and the walk of one WRITE, class by class.
  */
 package dev.rdmasim.adapter.nic;

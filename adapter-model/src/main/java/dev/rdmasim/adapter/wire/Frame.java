@@ -40,9 +40,9 @@ public final class Frame {
         this.id = id;
     }
 
-    /** The frame bytes, starting with the destination MAC at index 0. */
-    private Object trace;
-    private long traceGeneration;
+    /** The request this frame belongs to, and its record's generation when the frame was built. */
+    private FrameOrigin origin;
+    private long originGeneration;
 
     public byte[] data() {
         return data;
@@ -80,21 +80,19 @@ public final class Frame {
     }
 
     /**
-     * Attaches simulation metadata that travels beside the frame but never on the wire (it is not
-     * in the bytes, the ICRC or the pcap): the sender's request record, so the receiver can stamp
-     * when the request's data was placed. {@code generation} lets the owner detect a reused record.
+     * Attaches the sender's request record, which travels beside the frame but never on the wire, so the
+     * receiver can tell it when the request's data was placed.
      */
-    public void trace(Object record, long generation) {
-        this.trace = record;
-        this.traceGeneration = generation;
+    public void origin(FrameOrigin record) {
+        this.origin = record;
+        this.originGeneration = record.generation();
     }
 
-    public Object trace() {
-        return trace;
-    }
-
-    public long traceGeneration() {
-        return traceGeneration;
+    /** Tells the frame's request (if it still is the one the frame was built for) that its data was placed. */
+    public void placed(long ps) {
+        if (origin != null && origin.generation() == originGeneration) {
+            origin.placed(ps);
+        }
     }
 
     /** Returns the buffer to its sender's pool; by the receiver after delivery, or by a sender that will not send it. */
@@ -125,8 +123,8 @@ public final class Frame {
 
     void clearForSender() {
         length = 0;
-        trace = null;
-        traceGeneration = 0;
+        origin = null;
+        originGeneration = 0;
         fault = FAULT_NONE;
         corruptBit = -1;
     }

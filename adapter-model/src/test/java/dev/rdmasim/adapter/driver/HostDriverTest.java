@@ -97,14 +97,14 @@ class HostDriverTest {
             assertThat(drain(a.cq())).hasSize(1);
             assertThat(p.b().driver().memory().equalsRange(p.b().mr().address(), data, 0, data.length)).isTrue();
             if (bf) {
-                assertThat(counter(sim, "nicA.blueflames")).isEqualTo(1);
-                assertThat(counter(sim, "nicA.wqeFetches")).isZero();
+                assertThat(counter(sim, "nicA.db.blueflames")).isEqualTo(1);
+                assertThat(counter(sim, "nicA.fetch.wqeFetches")).isZero();
                 assertThat(counter(sim, "nicA.pcie.rc.mmioWrites")).isEqualTo(2); // two 64 B chunks
                 assertThat(counter(sim, "nicA.pcie.rc.mmioBytes")).isEqualTo(128);
             } else {
-                assertThat(counter(sim, "nicA.blueflames")).isZero();
-                assertThat(counter(sim, "nicA.doorbells")).isEqualTo(1);
-                assertThat(counter(sim, "nicA.wqeFetches")).isEqualTo(1);
+                assertThat(counter(sim, "nicA.db.blueflames")).isZero();
+                assertThat(counter(sim, "nicA.db.doorbells")).isEqualTo(1);
+                assertThat(counter(sim, "nicA.fetch.wqeFetches")).isEqualTo(1);
                 assertThat(counter(sim, "nicA.pcie.rc.mmioBytes")).isEqualTo(8);
             }
         }
@@ -130,7 +130,7 @@ class HostDriverTest {
         }
         assertThat(qa.sq().postInline(1, WqeOpcode.RDMA_WRITE, SendQueue.SIGNALED, 0, dst, rkey, fits, 0, fits.length)).isTrue();
         sim.runUntil(RUN);
-        assertThat(counter(sim, "nicA.blueflames")).isEqualTo(1);
+        assertThat(counter(sim, "nicA.db.blueflames")).isEqualTo(1);
         assertThat(counter(sim, "hostA.blueflameChunks")).isEqualTo(4);
         assertThat(qa.sq().postInline(2, WqeOpcode.RDMA_WRITE, SendQueue.SIGNALED, 0, dst + 512, rkey, tooBig, 0, tooBig.length)).isTrue();
         sim.runUntil(2 * RUN);
@@ -138,10 +138,10 @@ class HostDriverTest {
         assertThat(qa.sq().post(3, WqeOpcode.RDMA_WRITE, SendQueue.SIGNALED, 0, dst + 1024, rkey, sixteen)).isTrue();
         sim.runUntil(3 * RUN);
         assertThat(drain(a.cq())).extracting(Cqe1::wrId).containsExactly(1L, 2L, 3L);
-        assertThat(counter(sim, "nicA.blueflames")).isEqualTo(1);
+        assertThat(counter(sim, "nicA.db.blueflames")).isEqualTo(1);
         assertThat(counter(sim, "hostA.blueflameChunks")).isEqualTo(4);
         assertThat(counter(sim, "hostA.doorbells")).isEqualTo(2);
-        assertThat(counter(sim, "nicA.doorbells")).isEqualTo(2);
+        assertThat(counter(sim, "nicA.db.doorbells")).isEqualTo(2);
         assertThat(counter(sim, "nicA.pcie.rc.mmioBytes")).isEqualTo(4 * 64 + 2 * 8);
         assertThat(b.driver().memory().equalsRange(dst, fits, 0, fits.length)).isTrue();
         assertThat(b.driver().memory().equalsRange(dst + 512, tooBig, 0, tooBig.length)).isTrue();
@@ -204,9 +204,9 @@ class HostDriverTest {
         }
         assertThat(counter(sim, "hostA.doorbells")).isEqualTo(1);
         assertThat(counter(sim, "nicA.pcie.rc.mmioWrites")).isEqualTo(1);
-        assertThat(counter(sim, "nicA.blueflames")).isZero();
+        assertThat(counter(sim, "nicA.db.blueflames")).isZero();
         // 16 BBs = 1 KiB of WQEs, fetched in reads of at most nic.wqeFetchMaxBytes (512 B).
-        assertThat(counter(sim, "nicA.wqeFetches")).isEqualTo(2);
+        assertThat(counter(sim, "nicA.fetch.wqeFetches")).isEqualTo(2);
     }
 
     @Test
@@ -227,11 +227,11 @@ class HostDriverTest {
             assertThat(counter(sim, "nicA.pcie.rc.mmioWrites")).isEqualTo(16);
             assertThat(counter(sim, "nicA.pcie.rc.mmioBytes")).isEqualTo(bf ? 16 * 64 : 16 * 8);
             if (!bf) {
-                assertThat(counter(sim, "nicA.doorbells")).isEqualTo(16);
+                assertThat(counter(sim, "nicA.db.doorbells")).isEqualTo(16);
             } else {
                 // BlueFlame is taken only when nothing older is still being fetched.
-                assertThat(counter(sim, "nicA.blueflames") + counter(sim, "nicA.doorbells")).isEqualTo(16);
-                assertThat(counter(sim, "nicA.blueflames")).isPositive();
+                assertThat(counter(sim, "nicA.db.blueflames") + counter(sim, "nicA.db.doorbells")).isEqualTo(16);
+                assertThat(counter(sim, "nicA.db.blueflames")).isPositive();
             }
         }
     }
@@ -342,7 +342,7 @@ class HostDriverTest {
         assertThat(drain(a.cq())).hasSize(2);
         assertThat(events[0]).isEqualTo(2);
         assertThat(interrupts[0]).isEqualTo(2);
-        assertThat(counter(sim, "nicA.cqe.interrupts")).isEqualTo(2);
+        assertThat(counter(sim, "nicA.eq.interrupts")).isEqualTo(2);
     }
 
     @Test

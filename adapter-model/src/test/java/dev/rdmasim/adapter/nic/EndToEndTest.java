@@ -625,7 +625,7 @@ class EndToEndTest {
         assertThat(Cqe.syndrome(cqes.get(1), 0)).isEqualTo(CqeSyndrome.WR_FLUSH);
         // The first send plus three retries.
         assertThat(TestHost.lastLink.aToB().framesSent()).isEqualTo(4 * 2);
-        assertThat(sim.stats().toText()).containsPattern("nicA\\.tx\\.timeouts\\s+4");
+        assertThat(sim.stats().toText()).containsPattern("nicA\\.req\\.timeouts\\s+4");
     }
 
     @Test

@@ -68,7 +68,7 @@ class QpScalingTest {
         }
         if (qps > 256) {
             // Evicted contexts go back to context memory: that is PCIe traffic too.
-            assertThat(sim.stats().toText()).containsPattern("nicA\\.contextWriteBacks\\s+[1-9]");
+            assertThat(sim.stats().toText()).containsPattern("nicA\\.ctx\\.contextWriteBacks\\s+[1-9]");
         }
         return (completions[0] - before) / (window / 1e6);
     }

@@ -91,6 +91,25 @@ public final class VcdWriter implements AutoCloseable {
     }
 
     /**
+     * The filter's globs that select none of the signals declared so far, in the order given: a misspelt glob would
+     * otherwise give an empty waveform without a word.
+     */
+    public List<String> unmatchedGlobs() {
+        List<String> none = new ArrayList<>();
+        for (String glob : filter.globs()) {
+            if (declared.stream().noneMatch(SignalFilter.parse(glob)::matches)) {
+                none.add(glob);
+            }
+        }
+        return none;
+    }
+
+    /** How many signals have been declared (traced or not). */
+    public int declaredSignals() {
+        return declared.size();
+    }
+
+    /**
      * Writes the header and the initial values at the current time, ending the declarations. Does nothing if
      * the header was already written.
      */

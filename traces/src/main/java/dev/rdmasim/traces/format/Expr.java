@@ -11,6 +11,12 @@ import java.util.Arrays;
  * non-negative value become a mask or shift: an expansion evaluates these per line.
  */
 final class Expr {
+    /**
+     * How deep an expression may nest: parentheses and unary signs, and operators on a variable chained
+     * (the tree is evaluated recursively). Far beyond any useful offset arithmetic, far below the stack.
+     */
+    static final int MAX_DEPTH = 64;
+
     private final Node root;
     /** The expression as written, {@code ${...}}, for messages. */
     private final String text;
@@ -67,6 +73,9 @@ final class Expr {
     }
 
     private abstract static class Node {
+        /** Levels of nodes below and including this one. */
+        int depth = 1;
+
         abstract long eval(long[] vars);
     }
 
@@ -101,6 +110,7 @@ final class Expr {
 
         Neg(Node a) {
             this.a = a;
+            this.depth = a.depth + 1;
         }
 
         @Override
@@ -118,6 +128,7 @@ final class Expr {
             this.op = op;
             this.a = a;
             this.b = b;
+            this.depth = Math.max(a.depth, b.depth) + 1;
         }
 
         @Override
@@ -162,6 +173,7 @@ final class Expr {
             this.a = a;
             this.divisor = divisor;
             this.shift = Long.numberOfTrailingZeros(divisor);
+            this.depth = a.depth + 1;
         }
 
         @Override
@@ -185,6 +197,8 @@ final class Expr {
         final int column;
         final String text;
         int pos;
+        /** Parentheses and unary signs open around the current position. */
+        int nesting;
 
         Parser(String src, int from, int to, String[] scope, int scopeSize, String file, int line, int column) {
             this.src = src;
@@ -229,17 +243,40 @@ final class Expr {
             skipSpaces();
             if (pos < to && src.charAt(pos) == '-') {
                 pos++;
+                enter();
                 Node a = unary();
+                nesting--;
                 if (a instanceof Const c) {
                     return new Const(fold(() -> Math.negateExact(c.value)));
                 }
-                return new Neg(a);
+                return deep(new Neg(a));
             }
             if (pos < to && src.charAt(pos) == '+') {
                 pos++;
-                return unary();
+                enter();
+                Node a = unary();
+                nesting--;
+                return a;
             }
             return primary();
+        }
+
+        private void enter() {
+            if (++nesting > MAX_DEPTH) {
+                throw tooDeep();
+            }
+        }
+
+        private Node deep(Node n) {
+            if (n.depth > MAX_DEPTH) {
+                throw tooDeep();
+            }
+            return n;
+        }
+
+        private TraceError tooDeep() {
+            return error("expression nests deeper than " + MAX_DEPTH + " levels (parentheses, signs or chained"
+                    + " operators) in " + text);
         }
 
         Node binary(char op, Node a, Node b) {
@@ -247,9 +284,9 @@ final class Expr {
                 return new Const(fold(() -> Binary.apply(op, x.value, y.value)));
             }
             if ((op == '%' || op == '/') && b instanceof Const y && y.value > 0 && Long.bitCount(y.value) == 1) {
-                return new PowerOfTwo(op == '%', a, y.value);
+                return deep(new PowerOfTwo(op == '%', a, y.value));
             }
-            return new Binary(op, a, b);
+            return deep(new Binary(op, a, b));
         }
 
         long fold(java.util.function.LongSupplier f) {
@@ -270,7 +307,9 @@ final class Expr {
             char ch = src.charAt(pos);
             if (ch == '(') {
                 pos++;
+                enter();
                 Node inner = sum();
+                nesting--;
                 skipSpaces();
                 if (pos >= to || src.charAt(pos) != ')') {
                     throw error("expected ')' in " + text);

@@ -11,12 +11,12 @@ import java.util.List;
 final class Schema {
     /** How a value is written. */
     enum Kind {
-        HOST, OBJECT, INTEGER, SIZE, TIME, CALL_FLAGS, MR_FLAGS, NOTIFY, BUFFERS, REMOTE, BYTES, TEXT, POLL, FILL, SETTINGS;
+        HOST, OBJECT, INTEGER, SIZE, TIME, CALL_FLAGS, MR_FLAGS, NOTIFY, BUFFERS, REMOTE, BYTES, TEXT, POLL, FILL, SETTINGS, STATUS;
 
         /** Kinds parsed to a number kept in the line's {@code long} slot. */
         boolean numeric() {
             return this == INTEGER || this == SIZE || this == TIME || this == CALL_FLAGS || this == MR_FLAGS
-                    || this == NOTIFY;
+                    || this == NOTIFY || this == STATUS;
         }
 
         /** Kinds parsed to an object kept in the line's object slot. */
@@ -52,6 +52,8 @@ final class Schema {
         /** The keys' names, lower case, in slot order after the positionals. */
         final String[] keys;
         final boolean anyStructured;
+        /** The slot of {@code expect=}, or -1 (looked up once: a replay asks every posted line). */
+        final int expectSlot;
 
         Keyword(String name, boolean call, Arg[] args) {
             this.name = name;
@@ -71,6 +73,7 @@ final class Schema {
             this.positionals = p;
             this.keys = k.toArray(new String[0]);
             this.anyStructured = structured;
+            this.expectSlot = slot("expect");
         }
 
         /** The slot of a key (lower case), or -1. */
@@ -130,6 +133,11 @@ final class Schema {
         return new Arg(key, Kind.OBJECT, object, true, false);
     }
 
+    /** {@code expect=STATUS}: the NTSTATUS the line's NDK call is meant to end with. */
+    private static Arg expect() {
+        return opt("expect", Kind.STATUS);
+    }
+
     private static Keyword decl(String name, Arg... args) {
         return new Keyword(name, false, args);
     }
@@ -146,30 +154,35 @@ final class Schema {
     /** The table: docs/trace-format.md's "Declarations" and "Calls", in that order. */
     static final Keyword[] KEYWORDS = {
         decl("host", pos("NAME", Kind.HOST), opt("profile", Kind.TEXT), opt("set", Kind.SETTINGS)),
-        decl("cq", declares(CQ), req("depth", Kind.INTEGER), opt("poll", Kind.POLL)),
+        decl("cq", declares(CQ), req("depth", Kind.INTEGER), opt("poll", Kind.POLL), expect()),
         decl("pd", declares(PD)),
         decl("mr", declares(MR), reqRef("pd", PD), req("size", Kind.SIZE), opt("access", Kind.MR_FLAGS),
-                opt("fill", Kind.FILL)),
+                opt("fill", Kind.FILL), expect()),
         decl("qp", declares(QP), reqRef("pd", PD), reqRef("rcq", CQ), reqRef("icq", CQ), req("rq", Kind.INTEGER),
                 req("iq", Kind.INTEGER), req("rsge", Kind.INTEGER), req("isge", Kind.INTEGER), req("inline", Kind.SIZE),
-                opt("context", Kind.TEXT)),
+                opt("context", Kind.TEXT), expect()),
         decl("connect", ref("QP", QP), ref("PEER_QP", QP), req("port", Kind.INTEGER), opt("in", Kind.INTEGER),
                 opt("out", Kind.INTEGER), opt("data", Kind.BYTES), opt("peer_in", Kind.INTEGER),
-                opt("peer_out", Kind.INTEGER), opt("peer_data", Kind.BYTES)),
-        call("send", ref("QP", QP), req("ctx", Kind.TEXT), opt("sge", Kind.BUFFERS), opt("flags", Kind.CALL_FLAGS)),
-        call("receive", ref("QP", QP), req("ctx", Kind.TEXT), opt("sge", Kind.BUFFERS)),
+                opt("peer_out", Kind.INTEGER), opt("peer_data", Kind.BYTES), expect()),
+        call("send", ref("QP", QP), req("ctx", Kind.TEXT), opt("sge", Kind.BUFFERS), opt("flags", Kind.CALL_FLAGS),
+                expect()),
+        call("receive", ref("QP", QP), req("ctx", Kind.TEXT), opt("sge", Kind.BUFFERS), expect()),
         call("write", ref("QP", QP), req("ctx", Kind.TEXT), opt("sge", Kind.BUFFERS), req("remote", Kind.REMOTE),
-                opt("flags", Kind.CALL_FLAGS)),
+                opt("flags", Kind.CALL_FLAGS), expect()),
         call("read", ref("QP", QP), req("ctx", Kind.TEXT), opt("sge", Kind.BUFFERS), req("remote", Kind.REMOTE),
-                opt("flags", Kind.CALL_FLAGS)),
+                opt("flags", Kind.CALL_FLAGS), expect()),
         call("flush", ref("QP", QP)),
-        call("arm", ref("CQ", CQ), pos("TYPE", Kind.NOTIFY)),
+        call("arm", ref("CQ", CQ), pos("TYPE", Kind.NOTIFY), expect()),
         call("poll", ref("CQ", CQ), opt("max", Kind.INTEGER)),
         call("wait", ref("CQ", CQ), opt("ctx", Kind.TEXT), opt("count", Kind.INTEGER)),
-        call("moderate", ref("CQ", CQ), req("interval", Kind.TIME), req("count", Kind.INTEGER)),
-        call("resize", ref("CQ", CQ), req("depth", Kind.INTEGER)),
-        call("disconnect", ref("QP", QP)),
+        call("moderate", ref("CQ", CQ), req("interval", Kind.TIME), req("count", Kind.INTEGER), expect()),
+        call("resize", ref("CQ", CQ), req("depth", Kind.INTEGER), expect()),
+        call("disconnect", ref("QP", QP), expect()),
         call("close", ref("OBJECT", ObjectKind.ANY)),
+        // Not NDK calls: they look at host memory at their time (a memory check, a dump into the output directory).
+        call("check", pos("BUFFER", Kind.BUFFERS), opt("data", Kind.BYTES), opt("fill", Kind.FILL),
+                opt("same", Kind.REMOTE)),
+        call("dump", pos("BUFFER", Kind.BUFFERS), req("file", Kind.TEXT)),
     };
 
     /** Every keyword a line may start with, including the structural ones, for messages. */

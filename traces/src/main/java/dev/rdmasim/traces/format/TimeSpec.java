@@ -39,6 +39,12 @@ public record TimeSpec(Kind kind, long ps, int anchor, int setAnchor) {
 
     public static final TimeSpec NONE = new TimeSpec(Kind.NONE, 0, -1, -1);
 
+    /**
+     * The latest time a line may run at, 2^62 ps (about 53 days of simulated time): far beyond any run, and
+     * half the range of a picosecond count, so the events a call schedules after it cannot wrap around.
+     */
+    public static final long MAX_PS = 1L << 62;
+
     /** Where a line's time comes from. */
     public enum Kind {
         /** Right after the previous line. */

@@ -22,9 +22,24 @@ import java.util.Map;
  * first error is thrown as a {@link TraceError}; a clean trace gives a {@link Summary}.
  */
 public final class TraceChecker {
+    private static final int SUCCESS = dev.rdmasim.ndk.NtStatus.STATUS_SUCCESS;
+
     /** What a clean trace holds: hosts, calls (lines that run at a time), and declarations (host lines included). */
     public record Summary(int hosts, long calls, long declarations) {
     }
+
+    /**
+     * What a replay needs from the first pass: the {@link Summary}, and the CQs some {@code wait ... ctx=} line
+     * waits on (the replay remembers the contexts taken from those CQs only, so that a wait finds a completion
+     * taken before it started).
+     */
+    public record Checked(Summary summary, java.util.Set<String> waitedByContext) {
+        public Checked {
+            waitedByContext = java.util.Set.copyOf(waitedByContext);
+        }
+    }
+
+    private final java.util.Set<String> waitedByContext = new java.util.HashSet<>();
 
     private final Path baseDir;
     private final List<Host> hosts = new ArrayList<>(2);
@@ -33,6 +48,15 @@ public final class TraceChecker {
     private final String[] cachedNames = new String[CACHE];
     private final Obj[] cachedObjects = new Obj[CACHE];
     private boolean otherDeclarationSeen;
+    /** The earliest time the last line can run at, and what each anchor holds at the earliest. */
+    private long earliest;
+    private final long[] anchorEarliest = new long[TimeSpec.MAX_ANCHORS];
+    /** For the estimate of the host memory a run touches: regions declared, bytes touched in them, the most touched. */
+    private long regionCount;
+    private long touchedBytes;
+    private Obj mostTouched;
+    /** The heap a run may use, in bytes (the JVM's maximum unless a test says otherwise). */
+    private long heapBytes = Runtime.getRuntime().maxMemory();
     private long calls;
     private long declarations;
 
@@ -64,6 +88,17 @@ public final class TraceChecker {
         try (TraceReader reader = TraceReader.open(file)) {
             return new TraceChecker(dir, defaultProfile, overrides).run(reader);
         }
+    }
+
+    /**
+     * As {@link #check(Path, String, List)} for the trace {@code reader} reads (profile files relative to
+     * {@code baseDir}), with what a replay needs besides the summary.
+     */
+    public static Checked checkForReplay(TraceReader reader, Path baseDir, String defaultProfile,
+            List<String> overrides) {
+        TraceChecker c = new TraceChecker(baseDir, defaultProfile, overrides);
+        Summary s = c.run(reader);
+        return new Checked(s, c.waitedByContext);
     }
 
     /** Checks a trace read from {@code in}; profile files are relative to {@code baseDir}. */
@@ -125,10 +160,43 @@ public final class TraceChecker {
         for (TraceLine line = reader.next(); line != null; line = reader.next()) {
             check(line);
         }
+        checkHeap();
         return new Summary(hosts.size(), calls, declarations);
     }
 
+    /**
+     * The earliest time line {@code l} can run at: its time resolved as a replay resolves it, with every
+     * earlier line taken to run at its own earliest time (a line that blocks only makes later lines later).
+     * A line whose earliest time is past {@link TimeSpec#MAX_PS} is an error, so relative times that add up
+     * beyond the range of a picosecond count are refused instead of wrapping.
+     */
+    private void time(TraceLine l) {
+        TimeSpec t = l.time();
+        long at;
+        try {
+            at = switch (t.kind()) {
+                case NONE -> earliest;
+                case ABSOLUTE -> t.ps();
+                case RELATIVE -> Math.addExact(earliest, t.ps());
+                case ANCHORED -> Math.addExact(anchorEarliest[t.anchor()], t.ps());
+            };
+        } catch (ArithmeticException e) {
+            at = Long.MAX_VALUE;
+        }
+        if (at > TimeSpec.MAX_PS) {
+            throw new TraceError(l.position(), "this line runs at " + (at == Long.MAX_VALUE ? "2^63" : Long.toString(at))
+                    + " ps or later, past the latest time a trace may use (2^62 ps, about 53 days)");
+        }
+        if (at > earliest) {
+            earliest = at;
+        }
+        if (t.setAnchor() >= 0) {
+            anchorEarliest[t.setAnchor()] = earliest;
+        }
+    }
+
     private void check(TraceLine l) {
+        time(l);
         if (l.isCall()) {
             calls++;
         } else {
@@ -156,6 +224,9 @@ public final class TraceChecker {
                 if (l.has("ctx") && l.has("count")) {
                     throw new TraceError(l.position("count"), "wait takes ctx= or count=, not both");
                 }
+                if (l.has("ctx")) {
+                    waitedByContext.add(l.positional(0));
+                }
                 atLeastOne(l, "count");
             }
             case "resize" -> cqDepth(l, use(l, 0, Schema.ObjectKind.CQ).host, "depth");
@@ -163,6 +234,8 @@ public final class TraceChecker {
                 Obj o = use(l, 0, Schema.ObjectKind.ANY);
                 o.closedAt = l.position();
             }
+            case "check" -> memoryCheck(l);
+            case "dump" -> dump(l);
             default -> throw new IllegalStateException("keyword without a check: " + l.keyword());
         }
     }
@@ -219,10 +292,13 @@ public final class TraceChecker {
         Position at = l.positionalPosition(0);
         Host host = hostOf(name, at);
         Obj old = objects.get(name);
-        if (old != null && old.closedAt == null) {
+        if (old != null && old.closedAt == null && old.failsAt == null) {
             throw new TraceError(at, "'" + name + "' is already declared (at " + old.at + ")");
         }
         Obj o = new Obj(kind, host, l.position());
+        if (l.expectedStatus(SUCCESS) != SUCCESS) {
+            o.failsAt = l.position("expect");
+        }
         objects.put(name, o);
         return o;
     }
@@ -253,6 +329,10 @@ public final class TraceChecker {
         if (o.closedAt != null) {
             throw new TraceError(at, "'" + name + "' is closed (at " + o.closedAt + ")");
         }
+        if (o.failsAt != null) {
+            throw new TraceError(at, "'" + name + "' does not exist: its creation is expected to fail (at " + o.failsAt
+                    + ")");
+        }
         if (kind != Schema.ObjectKind.ANY && o.kind != kind) {
             throw new TraceError(at, "'" + name + "' is " + o.kind.article + ", expected " + kind.article);
         }
@@ -275,6 +355,7 @@ public final class TraceChecker {
             throw new TraceError(l.position("size"), "size must be at least 1 byte");
         }
         limit(l, mr.host, "size", mr.size, Parameters.NDK_MAX_REGISTRATION_SIZE, "registration size");
+        regionCount++;
     }
 
     private void qp(TraceLine l) {
@@ -319,9 +400,11 @@ public final class TraceChecker {
             long end = b.offset() + b.length();
             if (end < 0 || end > mr.size) {
                 throw new TraceError(b.position(), "buffer " + b.mr() + "+" + b.offset() + ":" + b.length() + " ends at byte "
-                        + end + ", past the end of '" + b.mr() + "' (size " + mr.size + ")");
+                        + (end < 0 ? "2^63 or beyond" : end) + ", past the end of '" + b.mr() + "' (size " + mr.size
+                        + ")");
             }
-            total += b.length();
+            touch(mr, b.length());
+            total = total > Long.MAX_VALUE - b.length() ? Long.MAX_VALUE : total + b.length();
         }
         String keyword = l.keyword();
         if (keyword.equals("write") || keyword.equals("read")) {
@@ -332,10 +415,125 @@ public final class TraceChecker {
                         + ", the host of '" + qpName + "' (expected a region on the peer host)");
             }
             long end = r.offset() + total;
-            if (end < 0 || end > mr.size) {
+            // A line that expects a status is a test of the provider: the adapter, not the checker, refuses the range.
+            if ((end < 0 || end > mr.size) && !l.expects()) {
                 throw new TraceError(r.position(), "remote range " + r.mr() + "+" + r.offset() + " of " + total
-                        + " bytes ends at byte " + end + ", past the end of '" + r.mr() + "' (size " + mr.size + ")");
+                        + " bytes ends at byte " + (end < 0 ? "2^63 or beyond" : end) + ", past the end of '" + r.mr()
+                        + "' (size " + mr.size + ")");
             }
+            touch(mr, total);
+        }
+    }
+
+    /** Bytes of host memory (the Java heap) per 4 KiB page a run touches: the page and its map entry. */
+    private static final long PAGE_COST = 4096 + 64;
+    /** What the simulator needs besides the regions' pages (adapters, queues, statistics, the checker). */
+    private static final long BASE_HEAP = 16L << 20;
+
+    /**
+     * Host memory costs the pages a run touches (fills are made on first touch), at most a region's size
+     * per region, and a translation page per 512 pages: if that exceeds the heap, the run is refused now
+     * rather than failing with an out-of-memory error after a long simulation. The estimate counts every
+     * byte a call names, so a region used over and over counts up to its size.
+     */
+    private void checkHeap() {
+        long pages = touchedBytes / 4096 + 3 * regionCount;
+        pages += pages / 512;
+        long need = pages > (Long.MAX_VALUE - BASE_HEAP) / PAGE_COST ? Long.MAX_VALUE : BASE_HEAP + pages * PAGE_COST;
+        if (need > heapBytes && mostTouched != null) {
+            throw new TraceError(mostTouched.at, String.format(java.util.Locale.ROOT, "this run would touch about %s"
+                    + " of host memory (the pages of the regions that calls use, this one the most), more than the"
+                    + " Java heap of %s: give the JVM more (RDMASIM_JAVA_OPTS=-Xmx...) or use smaller buffers",
+                    mib(need), mib(heapBytes)));
+        }
+    }
+
+    /** Counts {@code bytes} named in region {@code mr} towards the pages a run touches (at most its size). */
+    private void touch(Obj mr, long bytes) {
+        long before = Math.min(mr.touched, mr.size);
+        mr.touched = mr.touched > Long.MAX_VALUE - bytes ? Long.MAX_VALUE : mr.touched + bytes;
+        long after = Math.min(mr.touched, mr.size);
+        touchedBytes = touchedBytes > Long.MAX_VALUE - (after - before) ? Long.MAX_VALUE : touchedBytes + after - before;
+        if (mostTouched == null || after > Math.min(mostTouched.touched, mostTouched.size)) {
+            mostTouched = mr;
+        }
+    }
+
+    private static String mib(long bytes) {
+        return bytes >= (10L << 30) ? (bytes >> 30) + " GiB" : (bytes >> 20) + " MiB";
+    }
+
+    /** As {@link #check(Reader, String, Path)}, for a run whose heap is {@code heapBytes} (the estimate's limit). */
+    static Summary check(Reader in, String fileName, Path baseDir, long heapBytes) {
+        try (TraceReader reader = new TraceReader(in, fileName)) {
+            TraceChecker c = new TraceChecker(baseDir);
+            c.heapBytes = heapBytes;
+            return c.run(reader);
+        }
+    }
+
+    // ---- memory checks and dumps ----
+
+    /** The line's buffer, inside a region that exists. */
+    private Obj region(TraceLine l, Buffer b) {
+        Obj mr = lookup(b.mr(), b.position(), Schema.ObjectKind.MR);
+        long end = b.offset() + b.length();
+        if (end < 0 || end > mr.size) {
+            throw new TraceError(b.position(), "range " + b.mr() + "+" + b.offset() + ":" + b.length() + " ends at byte "
+                    + end + ", past the end of '" + b.mr() + "' (size " + mr.size + ")");
+        }
+        if (b.length() == 0) {
+            throw new TraceError(b.position(), "a range of " + l.keyword() + " must hold at least 1 byte");
+        }
+        return mr;
+    }
+
+    private void memoryCheck(TraceLine l) {
+        Buffer b = l.buffer(0);
+        region(l, b);
+        int given = (l.has("data") ? 1 : 0) + (l.has("fill") ? 1 : 0) + (l.has("same") ? 1 : 0);
+        if (given != 1) {
+            throw new TraceError(l.position(), "check takes one of data=BYTES, fill=FILL or same=MR+OFFSET, got " + given);
+        }
+        if (l.has("data") && l.bytes("data").length != b.length()) {
+            throw new TraceError(l.position("data"), "data= holds " + l.bytes("data").length + " bytes, the range "
+                    + b.length());
+        }
+        if (l.has("same")) {
+            Remote r = l.remote("same");
+            Obj other = lookup(r.mr(), r.position(), Schema.ObjectKind.MR);
+            long end = r.offset() + b.length();
+            if (end < 0 || end > other.size) {
+                throw new TraceError(r.position(), "range " + r.mr() + "+" + r.offset() + " of " + b.length()
+                        + " bytes ends at byte " + end + ", past the end of '" + r.mr() + "' (size " + other.size + ")");
+            }
+        }
+    }
+
+    /** Names a replay writes itself; a dump may not take them. */
+    private static final java.util.Set<String> OUTPUT_NAMES = java.util.Set.of("completions.csv", "lifecycle.csv",
+            "notifications.csv", "summary.json", "wave.vcd", "timeline.json", "wire.pcap");
+
+    private final java.util.Map<String, Position> dumps = new HashMap<>();
+
+    private void dump(TraceLine l) {
+        region(l, l.buffer(0));
+        String name = l.text("file");
+        boolean plain = !name.equals(".") && !name.equals("..") && !name.endsWith(".partial");
+        for (int i = 0; plain && i < name.length(); i++) {
+            char c = name.charAt(i);
+            plain = Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-';
+        }
+        if (!plain) {
+            throw new TraceError(l.position("file"), "expected a file name of letters, digits, '.', '_' and '-' (written "
+                    + "in the output directory), got '" + name + "'");
+        }
+        if (OUTPUT_NAMES.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+            throw new TraceError(l.position("file"), "'" + name + "' is an output of the replay itself");
+        }
+        Position first = dumps.putIfAbsent(name.toLowerCase(java.util.Locale.ROOT), l.position("file"));
+        if (first != null) {
+            throw new TraceError(l.position("file"), "file '" + name + "' is already written by the dump at " + first);
         }
     }
 
@@ -348,9 +546,14 @@ public final class TraceChecker {
         limit(l, host, key, l.integer(key), Parameters.NDK_MAX_CQ_DEPTH, "CQ depth");
     }
 
+    /**
+     * A value above the host's limit is refused here, unless the line expects a status ({@code expect=}): then the
+     * NDK call gets the value and its status is checked when the line runs. (A registration size is always
+     * checked: the replay allocates the buffer before it registers it.)
+     */
     private static void limit(TraceLine l, Host host, String key, long value, Parameter<Long> max, String what) {
         long limit = host.profile.getLong(max);
-        if (value > limit) {
+        if (value > limit && (!l.expects() || max == Parameters.NDK_MAX_REGISTRATION_SIZE)) {
             String shown = l.schema().args[l.schema().slotOrThrow(key)].kind() == Schema.Kind.BYTES
                     ? "of " + value + " bytes" : l.text(key);
             throw new TraceError(l.position(key), key + " " + shown + " is above the profile's maximum " + what
@@ -367,7 +570,11 @@ public final class TraceChecker {
         final Host host;
         final Position at;
         Position closedAt;
+        /** The {@code expect=} of a declaration that is meant to fail: the object never exists. */
+        Position failsAt;
         long size;
+        /** Bytes calls have named in this region (saturating): the pages a run may touch. */
+        long touched;
 
         Obj(Schema.ObjectKind kind, Host host, Position at) {
             this.kind = kind;

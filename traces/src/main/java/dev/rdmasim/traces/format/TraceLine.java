@@ -104,6 +104,19 @@ public final class TraceLine {
         return Values.notifyType(textAt(s), file, line, columns[s]);
     }
 
+    /** A positional buffer argument ({@code MR+OFFSET:LENGTH}) of {@code check} and {@code dump}. */
+    public Buffer buffer(int positionalIndex) {
+        int s = checkPositional(positionalIndex);
+        @SuppressWarnings("unchecked")
+        List<Buffer> list = keyword.args[s].kind() == Schema.Kind.BUFFERS ? (List<Buffer>) objects[s]
+                : Values.buffers(textAt(s), file, line, columns[s], exact[s]);
+        if (list.size() != 1) {
+            throw new TraceError(new Position(file, line, columns[s]), "expected one buffer MR+OFFSET:LENGTH, got "
+                    + list.size());
+        }
+        return list.get(0);
+    }
+
     private int checkPositional(int i) {
         if (i < 0 || i >= keyword.positionals) {
             throw new IllegalArgumentException(keyword.name + " has " + keyword.positionals + " positional arguments, not "
@@ -198,6 +211,21 @@ public final class TraceLine {
 
     private long timeAt(int s) {
         return ownKind(s, Schema.Kind.TIME) ? numbers[s] : Values.time(textAt(s), file, line, columns[s]);
+    }
+
+    /** The line's {@code expect=} NTSTATUS, or {@code dflt} when it states none. */
+    public int expectedStatus(int dflt) {
+        int s = keyword.expectSlot;
+        if (s < 0 || text[s] == null) {
+            return dflt;
+        }
+        return ownKind(s, Schema.Kind.STATUS) ? (int) numbers[s] : (int) Values.status(textAt(s), file, line, columns[s]);
+    }
+
+    /** Whether the line states the status it expects ({@code expect=}). */
+    public boolean expects() {
+        int s = keyword.expectSlot;
+        return s >= 0 && text[s] != null;
     }
 
     /** {@code NDK_OP_FLAG_*} values; 0 when absent. */

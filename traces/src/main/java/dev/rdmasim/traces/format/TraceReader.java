@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,6 +50,16 @@ public final class TraceReader implements AutoCloseable {
     private long cursorOffset;
     /** Lines returned so far. */
     private long emitted;
+    /** Lines returned plus repeat iterations started: the work the trace asks for, bounded by {@link #MAX_STEPS}. */
+    private long steps;
+    /** The compiled line being expanded, for the columns of its errors. */
+    private LineItem expanding;
+
+    /**
+     * The most lines (and repeat iterations) one trace may expand to: a billion calls would take a replay
+     * days, and a count of 10^18 would otherwise have the checker spin without a word.
+     */
+    public static final long MAX_STEPS = 1_000_000_000L;
 
     public TraceReader(Reader in, String fileName) {
         this.in = in instanceof BufferedReader b ? b : new BufferedReader(in, 1 << 16);
@@ -58,7 +67,7 @@ public final class TraceReader implements AutoCloseable {
     }
 
     public static TraceReader open(Path file) throws IOException {
-        return new TraceReader(Files.newBufferedReader(file, StandardCharsets.UTF_8), file.toString());
+        return new TraceReader(new Utf8Input(Files.newInputStream(file), file.toString()), file.toString());
     }
 
     public String fileName() {
@@ -67,7 +76,51 @@ public final class TraceReader implements AutoCloseable {
 
     /** The next declaration or call; null at the end of the trace. */
     public TraceLine next() {
+        try {
+            return nextLine();
+        } catch (TraceError e) {
+            throw inCodePoints(e);
+        }
+    }
+
+    /**
+     * The error with its column counted in characters (code points) rather than the UTF-16 units the
+     * lexer indexes by; they differ only on a line with characters beyond the Basic Multilingual Plane.
+     */
+    private TraceError inCodePoints(TraceError e) {
+        Position p = e.position();
+        if (p == null) {
+            return e;
+        }
+        String src = null;
+        if (expanding != null && p.line() == expanding.line) {
+            src = expanding.wideText;
+        } else if (p.line() == lineNumber && text != null && hasSurrogates(text)) {
+            src = text;
+        }
+        if (src == null) {
+            return e;
+        }
+        return new TraceError(new Position(p.file(), p.line(), codePointColumn(src, p.column())), e.detail());
+    }
+
+    /** The 1-based column in code points of the 1-based UTF-16 column {@code column} of {@code src}. */
+    static int codePointColumn(String src, int column) {
+        return src.codePointCount(0, Math.min(Math.max(column - 1, 0), src.length())) + 1;
+    }
+
+    private static boolean hasSurrogates(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (Character.isSurrogate(s.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private TraceLine nextLine() {
         while (true) {
+            expanding = null;
             if (depth > 0) {
                 Frame f = frames[depth - 1];
                 if (f.index == f.repeat.body.length) {
@@ -82,7 +135,8 @@ public final class TraceReader implements AutoCloseable {
                     startRepeat(r);
                     continue;
                 }
-                return ((LineItem) item).expand();
+                expanding = (LineItem) item;
+                return expanding.expand();
             }
             if (ended || !readLine()) {
                 if (!headerSeen && !ended) {
@@ -109,7 +163,8 @@ public final class TraceReader implements AutoCloseable {
                 startRepeat(r);
                 continue;
             }
-            return compileLine(k, word, null, 0).expand();
+            expanding = compileLine(k, word, null, 0);
+            return expanding.expand();
         }
     }
 
@@ -225,6 +280,7 @@ public final class TraceReader implements AutoCloseable {
                     + ")" + Suggest.didYouMean(token(k), Schema.ALL_KEYWORDS));
         }
         LineItem item = new LineItem(kw, lineNumber, column(0));
+        item.wideText = hasSurrogates(text) ? text : null;
         if (k == 1) {
             if (!kw.call) {
                 throw error(0, kw.name + " is a declaration and takes no time (only calls start with @T or +D)");
@@ -376,6 +432,7 @@ public final class TraceReader implements AutoCloseable {
                     line), Schema.Kind.TIME, file, line, everyColumn);
         }
         RepeatItem r = new RepeatItem(line, column, count, var, every, everyColumn);
+        r.countColumn = column(k + 1);
         scope[scopeSize] = var;
         List<Object> body = new ArrayList<>();
         while (true) {
@@ -406,6 +463,12 @@ public final class TraceReader implements AutoCloseable {
             throw Values.error(file, line, column, "repeat has an empty body (expected lines before its 'end')");
         }
         r.body = body.toArray();
+        long lines = 0;
+        for (Object item : r.body) {
+            long n = item instanceof RepeatItem inner ? inner.minLines() : 1;
+            lines = lines > MAX_STEPS - n ? MAX_STEPS + 1 : lines + n;
+        }
+        r.linesPerIteration = lines;
         return r;
     }
 
@@ -436,6 +499,13 @@ public final class TraceReader implements AutoCloseable {
         if (f.count == 0) {
             return;
         }
+        // The iterations' lines are known in advance when the body's counts are literal: a trace that would
+        // expand beyond the bound is refused at once, not after checking a billion lines.
+        long lines = r.linesPerIteration == 0 ? 0
+                : f.count > (MAX_STEPS + 1) / r.linesPerIteration ? MAX_STEPS + 1 : f.count * r.linesPerIteration;
+        if (lines > MAX_STEPS - emitted || f.count > MAX_STEPS - steps) {
+            throw tooLong(r);
+        }
         f.savedBase = cursorBase;
         f.savedOffset = cursorOffset;
         f.emittedAtStart = emitted;
@@ -446,7 +516,16 @@ public final class TraceReader implements AutoCloseable {
         startIteration(f);
     }
 
+    private TraceError tooLong(RepeatItem r) {
+        return Values.error(file, r.line, r.countColumn, String.format(java.util.Locale.ROOT,
+                "this repeat makes the trace longer than %,d lines and iterations, the most a trace may expand to"
+                        + " (split the run into several traces)", MAX_STEPS));
+    }
+
     private void startIteration(Frame f) {
+        if (++steps > MAX_STEPS) {
+            throw tooLong(f.repeat);
+        }
         vars[depth - 1] = f.iteration;
         if (f.every >= 0) {
             try {
@@ -509,6 +588,7 @@ public final class TraceReader implements AutoCloseable {
         cursorBase = PREV;
         cursorOffset = 0;
         emitted++;
+        steps++;
         return spec;
     }
 
@@ -567,7 +647,20 @@ public final class TraceReader implements AutoCloseable {
         final String var;
         final NumberTemplate every;
         final int everyColumn;
+        int countColumn;
         Object[] body;
+        /** Lines one iteration emits at least (nested repeats with literal counts counted), at most MAX_STEPS + 1. */
+        long linesPerIteration;
+
+        /** Lines the whole repeat emits at least: 0 unless its count is literal. */
+        long minLines() {
+            if (!count.isConstant()) {
+                return 0;
+            }
+            long c = count.eval(null, null);
+            return linesPerIteration == 0 ? 0
+                    : c > (MAX_STEPS + 1) / linesPerIteration ? MAX_STEPS + 1 : c * linesPerIteration;
+        }
 
         RepeatItem(int line, int column, NumberTemplate count, String var, NumberTemplate every, int everyColumn) {
             this.line = line;
@@ -597,6 +690,10 @@ public final class TraceReader implements AutoCloseable {
         Object[] objects;
         /** The slots whose values have expressions. */
         DynamicSlot[] dynamic;
+        /** The line's text when it has characters beyond the BMP (its columns then differ from UTF-16 indexes), else null. */
+        String wideText;
+        /** The slots' columns in code points, as the lines report them. */
+        int[] lineColumns;
 
         LineItem(Schema.Keyword keyword, int line, int column) {
             this.keyword = keyword;
@@ -626,6 +723,34 @@ public final class TraceReader implements AutoCloseable {
                 }
             }
             dynamic = dyn.toArray(new DynamicSlot[0]);
+            lineColumns = columns;
+            if (wideText != null) {
+                lineColumns = columns.clone();
+                for (int s = 0; s < slots; s++) {
+                    lineColumns[s] = codePointColumn(wideText, columns[s]);
+                }
+            }
+        }
+
+        /** The buffers' and remote regions' positions of these values with columns in code points. */
+        private Object[] widePositions(Object[] obj) {
+            for (int s = 0; s < obj.length; s++) {
+                if (obj[s] instanceof Remote r) {
+                    obj[s] = new Remote(r.mr(), r.offset(), wide(r.position()));
+                } else if (obj[s] instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Buffer) {
+                    List<Buffer> moved = new ArrayList<>(list.size());
+                    for (Object o : list) {
+                        Buffer b = (Buffer) o;
+                        moved.add(new Buffer(b.mr(), b.offset(), b.length(), wide(b.position())));
+                    }
+                    obj[s] = List.copyOf(moved);
+                }
+            }
+            return obj;
+        }
+
+        private Position wide(Position p) {
+            return new Position(p.file(), p.line(), codePointColumn(wideText, p.column()));
         }
 
         /** The trace line for the current repeat variables, with its time. */
@@ -642,8 +767,11 @@ public final class TraceReader implements AutoCloseable {
                     t[d.slot] = d.eval(vars, scratch, num, obj);
                 }
             }
+            if (wideText != null && obj != null) {
+                obj = widePositions(obj == objects ? obj.clone() : obj);
+            }
             TimeSpec spec = timeOf(timeSign, own, line, timeSign != 0 ? timeColumn : column);
-            return new TraceLine(keyword, file, line, column, spec, t, columns, num, obj, exact);
+            return new TraceLine(keyword, file, line, column, spec, t, lineColumns, num, obj, exact);
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.rdmasim.traces.format;
 import dev.rdmasim.adapter.config.ByteUnits;
 import dev.rdmasim.ndk.NdkConstants;
 import dev.rdmasim.ndk.NdkOpFlags;
+import dev.rdmasim.ndk.NtStatus;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -304,6 +305,27 @@ final class Values {
         return new Remote(mr, offset, new Position(file, line, col));
     }
 
+    /**
+     * An NTSTATUS by its name, with or without {@code STATUS_} ({@code ACCESS_VIOLATION}), or as {@code 0x} and eight
+     * hexadecimal digits for one without a name here.
+     */
+    static long status(String s, String file, int line, int col) {
+        String upper = s.toUpperCase(java.util.Locale.ROOT);
+        Integer v = NtStatus.valueOf(upper);
+        if (v != null) {
+            return v;
+        }
+        if (upper.startsWith("0X") && s.length() == 10) {
+            long x = digits(s, 0, s.length());
+            if (x >= 0) {
+                return (int) x;
+            }
+        }
+        String[] names = NtStatus.names().stream().map(n -> n.substring("STATUS_".length())).toArray(String[]::new);
+        throw error(file, line, col, "unknown status '" + s + "' (expected a name such as SUCCESS, INVALID_PARAMETER or "
+                + "ACCESS_VIOLATION, or 0x and eight hexadecimal digits)" + Suggest.didYouMean(upper, names));
+    }
+
     /** An even number of hexadecimal digits. */
     static byte[] bytes(String s, String file, int line, int col) {
         int n = s.length();
@@ -435,6 +457,7 @@ final class Values {
             case CALL_FLAGS -> numbers[slot] = callFlags(value, file, line, col, exact);
             case MR_FLAGS -> numbers[slot] = mrFlags(value, file, line, col, exact);
             case NOTIFY -> numbers[slot] = notifyType(value, file, line, col);
+            case STATUS -> numbers[slot] = status(value, file, line, col);
             case BUFFERS -> objects[slot] = buffers(value, file, line, col, exact);
             case REMOTE -> objects[slot] = remote(value, file, line, col, exact);
             case BYTES -> objects[slot] = bytes(value, file, line, col);

@@ -81,6 +81,8 @@ public final class TraceRecorder implements NdkRecorder, Closeable {
     private final Set<NdkCq> autoPolled = Collections.newSetFromMap(new IdentityHashMap<>());
     private boolean recordPolls = true;
     private String nextName;
+    private int nextExpect;
+    private boolean expectPending;
     private boolean autoPoll;
     private long lines;
 
@@ -174,6 +176,15 @@ public final class TraceRecorder implements NdkRecorder, Closeable {
      */
     public void nameNext(String name) {
         nextName = name;
+    }
+
+    /**
+     * The next posted request is recorded with {@code expect=STATUS} (a replay passes on its line's expectation, so a
+     * recorded remote range past its region's end, which only an expecting line may have, is checked the same).
+     */
+    public void expectNext(int status) {
+        nextExpect = status;
+        expectPending = true;
     }
 
     /** The name an NDK object is recorded under, or null for one the recorder has not seen created. */
@@ -309,6 +320,10 @@ public final class TraceRecorder implements NdkRecorder, Closeable {
         }
         if (flags != 0) {
             b.append(" flags=").append(flags(flags, CALL_FLAGS, CALL_FLAG_BITS));
+        }
+        if (expectPending) {
+            b.append(" expect=").append(NtStatus.name(nextExpect).replaceFirst("^STATUS_", ""));
+            expectPending = false;
         }
         call(ps, b.toString());
     }

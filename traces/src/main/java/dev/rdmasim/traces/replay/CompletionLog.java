@@ -24,8 +24,10 @@ final class CompletionLog implements AutoCloseable {
     private final IntObjectHashMap<String> hexes = new IntObjectHashMap<>();
     private long rows;
 
+    /** Writes into {@code file}; null: counts the rows only. */
     CompletionLog(Path file) throws IOException {
-        out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
+        out = file == null ? OutputStream.nullOutputStream()
+                : new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
         out.write((HEADER + '\n').getBytes(StandardCharsets.UTF_8));
     }
 

@@ -6,12 +6,9 @@ import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.config.Profiles;
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.adapter.nic.Stage;
-import dev.rdmasim.adapter.wire.PcapWriter;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.Simulator;
-import dev.rdmasim.kernel.wave.SignalFilter;
-import dev.rdmasim.kernel.wave.VcdWriter;
 import dev.rdmasim.ndk.NdkAdapter;
 import dev.rdmasim.ndk.NdkAddress;
 import dev.rdmasim.ndk.NdkConnector;
@@ -37,16 +34,11 @@ import dev.rdmasim.traces.format.TraceLine;
 import dev.rdmasim.traces.format.TraceReader;
 import dev.rdmasim.traces.record.TraceRecorder;
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
@@ -59,10 +51,11 @@ import org.HdrHistogram.Histogram;
  * leaves nothing that claims to be complete.
  */
 public final class Replay {
-    private static final int POLL_BATCH = 16;
+    static final int POLL_BATCH = 16;
     private static final long MAX_LATENCY_PS = 3_600_000_000_000_000L;
 
-    private final Path trace;
+    /** The trace: how it is named in outputs and messages, where its relative profile files lie, and its text. */
+    private final Source trace;
     private final ReplayOptions options;
     private final Simulator sim;
     private TraceReader reader;
@@ -75,6 +68,7 @@ public final class Replay {
 
     // Line execution.
     private TraceLine pending;
+    /** The line run last (the one a run that ran out of events was blocked on). */
     private long lastTime;
     private final long[] anchors = new long[64];
     private boolean blocked;
@@ -86,8 +80,14 @@ public final class Replay {
     private java.util.function.Consumer<RequestStages> requestListener;
 
     // Outputs and tallies.
-    private CompletionLog log;
+    private ReplayOutputs outputs;
     private LifecycleLog lifecycle;
+    /** The line that runs now, or that blocked (a declaration waiting for its creation): runtime errors point at it. */
+    private TraceLine running;
+    /** Posted requests whose line expects a status, until their completion is taken (in posting order). */
+    private final Map<Request, Request> expecting = new java.util.LinkedHashMap<>();
+    /** The CQs some {@code wait ... ctx=} line waits on: the contexts taken from them are remembered. */
+    private java.util.Set<String> waitedByContext = java.util.Set.of();
     private long calls;
     private long late;
     private Progress progress;
@@ -105,7 +105,36 @@ public final class Replay {
     private final Map<String, Long> statusCounts = new TreeMap<>();
     private final Histogram latency = new Histogram(MAX_LATENCY_PS / 1000, 3);
 
-    private Replay(Path trace, ReplayOptions options) {
+    /**
+     * Where a trace comes from: a file, or a text a caller holds (a sweep point's trace, sent to a worker), read
+     * twice (the checker's pass, then the run).
+     *
+     * @param name    the file name in messages ({@code name:line:col}) and in {@code summary.json}
+     * @param baseDir where profile files named by {@code host} lines are looked up
+     */
+    record Source(String name, Path baseDir, java.util.concurrent.Callable<TraceReader> opener) {
+        static Source of(Path file) {
+            return new Source(file.toString(), file.toAbsolutePath().getParent(), () -> TraceReader.open(file));
+        }
+
+        TraceReader open() throws IOException {
+            try {
+                return opener.call();
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** The last part of the name, for the comment of a recording. */
+        String fileName() {
+            int slash = Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\'));
+            return name.substring(slash + 1);
+        }
+    }
+
+    private Replay(Source trace, ReplayOptions options) {
         this.trace = trace;
         this.options = options;
         this.sim = new Simulator(options.seed());
@@ -171,8 +200,30 @@ public final class Replay {
      */
     public static ReplayResult run(Path trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
             java.util.function.Consumer<RequestStages> requests, Progress progress) throws IOException {
-        TraceChecker.Summary summary = TraceChecker.check(trace, options.baseProfile(), options.overrides());
+        return run(Source.of(trace), options, inspect, requests, progress);
+    }
+
+    /**
+     * As {@link #run(Path, ReplayOptions, java.util.function.Consumer, java.util.function.Consumer, Progress)}, for a
+     * trace given as text: {@code fileName} names it in messages and outputs, and profile files its {@code host} lines
+     * name are looked up in {@code baseDir}. Nothing is read from or written to the file system for the trace.
+     */
+    public static ReplayResult runText(String fileName, String text, Path baseDir, ReplayOptions options,
+            java.util.function.Consumer<Inspection> inspect, java.util.function.Consumer<RequestStages> requests,
+            Progress progress) throws IOException {
+        return run(new Source(fileName, baseDir, () -> new TraceReader(new java.io.StringReader(text), fileName)),
+                options, inspect, requests, progress);
+    }
+
+    private static ReplayResult run(Source trace, ReplayOptions options, java.util.function.Consumer<Inspection> inspect,
+            java.util.function.Consumer<RequestStages> requests, Progress progress) throws IOException {
+        TraceChecker.Checked checked;
+        try (TraceReader reader = trace.open()) {
+            checked = TraceChecker.checkForReplay(reader, trace.baseDir(), options.baseProfile(), options.overrides());
+        }
+        TraceChecker.Summary summary = checked.summary();
         Replay r = new Replay(trace, options);
+        r.waitedByContext = checked.waitedByContext();
         r.requestListener = requests;
         r.progress = progress;
         if (progress != null) {
@@ -186,31 +237,14 @@ public final class Replay {
     }
 
     private ReplayResult replay() throws IOException {
-        Path out = options.outDir();
-        Files.createDirectories(out);
-        List<Path> written = new ArrayList<>();
-        Path completionsCsv = out.resolve("completions.csv");
-        Path summaryJson = out.resolve("summary.json");
-        Path lifecycleCsv = options.lifecycle() ? out.resolve("lifecycle.csv") : null;
-        Path vcdPath = options.vcd() ? out.resolve("wave.vcd") : null;
-        Path pcapPath = options.pcap() ? out.resolve("wire.pcap") : null;
-        Path timelinePath = options.timeline() ? out.resolve("timeline.json") : null;
         boolean ok = false;
-        Writer vcdWriter = null;
-        VcdWriter wave = null;
-        PcapWriter capture = null;
-        try (TraceReader r = TraceReader.open(trace)) {
+        try (TraceReader r = trace.open()) {
             reader = r;
-            if (vcdPath != null) {
-                vcdWriter = Files.newBufferedWriter(partial(vcdPath), StandardCharsets.UTF_8);
-                wave = new VcdWriter(vcdWriter, sim, SignalFilter.parse(options.vcdSignals()));
-                sim.attachWave(wave);
-            }
+            outputs = new ReplayOutputs(options, sim);
             buildHosts();
-            log = new CompletionLog(partial(completionsCsv));
-            lifecycle = new LifecycleLog(lifecycleCsv == null ? null : partial(lifecycleCsv),
-                    timelinePath == null ? null : partial(timelinePath));
-            lifecycle.setListener(requestListener);
+            outputs.checkSignalGlobs();
+            outputs.open(topology, requestListener);
+            lifecycle = outputs.lifecycle();
             for (int h = 0; h < 2; h++) {
                 int host = h;
                 topology.host(h).adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
@@ -222,83 +256,43 @@ public final class Replay {
                     stopIfDone();
                 });
             }
-            if (pcapPath != null) {
-                capture = PcapWriter.open(partial(pcapPath));
-                topology.link().addTap(capture);
-            }
             step = sim.event("replay.step", this::pump);
             step.schedule(0);
             sim.run();
             if (!finished) {
-                throw new TraceError(pending != null ? pending.position() : null,
-                        "the simulation ran out of events while " + (waiter != null ? waiter.describe()
-                                : "a declaration was waiting for its completion") + ": nothing more can happen");
+                if (waiter != null) {
+                    throw new TraceError(waiter.line.position(), "the simulation ran out of events while "
+                            + waiter.describe() + " waited: nothing more can happen");
+                }
+                throw new TraceError(running != null ? running.position() : null, "the simulation ran out of events "
+                        + "while the declaration waited for its completion: nothing more can happen");
             }
-            log.close();
-            lifecycle.finish();
-            if (wave != null) {
-                wave.close();
-                vcdWriter.close();
-                vcdWriter = null;
-            }
-            if (capture != null) {
-                capture.close();
-                capture = null;
+            if (!expecting.isEmpty()) {
+                Request q = expecting.values().iterator().next();
+                throw new TraceError(q.expectAt, "expected " + NtStatus.name(q.expect) + " (" + NtStatus.hex(q.expect)
+                        + ") from '" + q.ctx + "', but the replay ended before its completion was taken");
             }
             if (recorder != null) {
                 recorder.close();
                 recorder = null;
             }
-            ReplayResult result = new ReplayResult(sim.now(), firstCallPs < 0 ? 0 : firstCallPs, sim.eventsExecuted(),
-                    calls, log.rows(), bytesMoved,
-                    new TreeMap<>(statusCounts), percentileNs(50), percentileNs(99), completionsCsv, summaryJson,
-                    lifecycleCsv, vcdPath, timelinePath, pcapPath);
+            ReplayResult result = outputs.result(sim.now(), firstCallPs < 0 ? 0 : firstCallPs, sim.eventsExecuted(),
+                    calls, bytesMoved, new TreeMap<>(statusCounts), percentileNs(50), percentileNs(99));
             Map<String, Long> notifications = new java.util.LinkedHashMap<>();
             cqs.forEach((name, c) -> notifications.put(name, c.notifications));
-            Summary.write(partial(summaryJson), trace, options, hostNames, topology, result, latency, late,
-                    notifications, sim);
-            for (Path p : new Path[] {completionsCsv, lifecycleCsv, summaryJson, vcdPath, pcapPath, timelinePath}) {
-                if (p != null) {
-                    Files.move(partial(p), p, StandardCopyOption.REPLACE_EXISTING);
-                    written.add(p);
-                }
-            }
+            outputs.finish(file -> Summary.write(file, trace.name(), options, hostNames, topology, result, latency, late,
+                    notifications, sim));
             ok = true;
             return result;
         } finally {
             if (!ok) {
-                closeQuietly(log);
-                closeQuietly(lifecycle);
-                if (vcdWriter != null) {
-                    closeQuietly(vcdWriter);
-                }
-                if (capture != null) {
-                    closeQuietly(capture);
+                if (outputs != null) {
+                    outputs.abandon();
                 }
                 if (recorder != null) {
                     recorder.abandon();
                 }
-                for (Path p : new Path[] {completionsCsv, lifecycleCsv, summaryJson, vcdPath, pcapPath, timelinePath}) {
-                    if (p != null) {
-                        Files.deleteIfExists(partial(p));
-                    }
-                }
             }
-        }
-    }
-
-    private static Path partial(Path p) {
-        return p.resolveSibling(p.getFileName() + ".partial");
-    }
-
-    private static void closeQuietly(AutoCloseable c) {
-        if (c == null) {
-            return;
-        }
-        try {
-            c.close();
-        } catch (Exception e) {
-            // The run already failed; the first error is the one reported.
         }
     }
 
@@ -340,7 +334,7 @@ public final class Replay {
      */
     private void startRecording(int declared, Profile[] profiles) {
         try {
-            recorder = new TraceRecorder(options.record(), "recorded by rdmasim replay " + trace.getFileName()
+            recorder = new TraceRecorder(options.record(), "recorded by rdmasim replay " + trace.fileName()
                     + " (seed " + options.seed() + ")");
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot record into " + options.record(), e);
@@ -353,7 +347,7 @@ public final class Replay {
 
     /** The host's profile as the checker loads it (names, files relative to the trace), then the run's overrides. */
     private Profile profile(TraceLine host) {
-        return TraceChecker.hostProfile(host, trace.toAbsolutePath().getParent(), options.baseProfile(),
+        return TraceChecker.hostProfile(host, trace.baseDir(), options.baseProfile(),
                 options.overrides());
     }
 
@@ -391,7 +385,7 @@ public final class Replay {
             }
             long at = resolve(pending.time());
             if (at > sim.now()) {
-                step.schedule(at);
+                step.reschedule(at); // a call that resumed the replay at once may have scheduled it already
                 return;
             }
             if (at < sim.now()) {
@@ -399,6 +393,7 @@ public final class Replay {
             }
             TraceLine l = pending;
             pending = null;
+            running = l;
             lastTime = sim.now();
             if (l.isCall()) {
                 callLines++;
@@ -420,12 +415,18 @@ public final class Replay {
     }
 
     private long resolve(TimeSpec t) {
-        return switch (t.kind()) {
+        long at = switch (t.kind()) {
             case NONE -> lastTime;
             case ABSOLUTE -> t.ps();
             case RELATIVE -> lastTime + t.ps();
             case ANCHORED -> anchors[t.anchor()] + t.ps();
         };
+        // The checker bounds each line's earliest time; a line that blocked long can still push a later one past it.
+        if (at > TimeSpec.MAX_PS || at < 0 && t.kind() != TimeSpec.Kind.ANCHORED) {
+            throw new TraceError(pending.position(), "this line runs past the latest time a trace may use (2^62 ps,"
+                    + " about 53 days)");
+        }
+        return at;
     }
 
     /** The current line waits for something asynchronous; {@link #resume} continues. */
@@ -457,8 +458,14 @@ public final class Replay {
             }
             case "arm" -> {
                 calls++;
-                int s = object(l, l.positional(0), CqEntry.class).cq.armCq(l.notifyType(1));
+                CqEntry c = object(l, l.positional(0), CqEntry.class);
+                int type = l.notifyType(1);
+                int s = c.cq.armCq(type);
+                if (s == STATUS_SUCCESS) {
+                    c.armed(type);
+                }
                 refused(l, s, "arm", null, null);
+                outcome(l, s);
             }
             case "poll" -> {
                 calls++;
@@ -474,16 +481,20 @@ public final class Replay {
                 calls++;
                 CqEntry c = object(l, l.positional(0), CqEntry.class);
                 long us = l.time("interval") / 1_000_000L;
-                refused(l, c.cq.controlCqInterruptModeration(us, l.integer("count")), "moderate", null, null);
+                int s = c.cq.controlCqInterruptModeration(us, l.integer("count"));
+                refused(l, s, "moderate", null, null);
+                outcome(l, s);
             }
             case "resize" -> {
                 calls++;
                 CqEntry c = object(l, l.positional(0), CqEntry.class);
                 int s = c.cq.resizeCq(l.integer("depth"), (ctx, st) -> {
                     refused(l, st, "resize", null, null);
+                    outcome(l, st);
                 }, null);
                 if (s != STATUS_PENDING) {
                     refused(l, s, "resize", null, null);
+                    outcome(l, s);
                 }
             }
             case "disconnect" -> {
@@ -491,14 +502,25 @@ public final class Replay {
                 QpEntry q = object(l, l.positional(0), QpEntry.class);
                 if (q.connector == null) {
                     refused(l, STATUS_CONNECTION_INVALID, "disconnect", q.name, null);
+                    outcome(l, STATUS_CONNECTION_INVALID);
                     return;
                 }
-                int s = q.connector.disconnect((ctx, st) -> refused(l, st, "disconnect", q.name, null), null);
+                int s = q.connector.disconnect((ctx, st) -> {
+                    refused(l, st, "disconnect", q.name, null);
+                    outcome(l, st);
+                }, null);
                 if (s != STATUS_PENDING) {
                     refused(l, s, "disconnect", q.name, null);
+                    outcome(l, s);
                 }
             }
             case "close" -> close(l);
+            case "check" -> memoryCheck(l);
+            case "dump" -> {
+                Buffer b = l.buffer(0);
+                outputs.dump(l.text("file"), topology.host(hostIndex(b.mr())).memory(), region(l, b.mr())[0] + b.offset(),
+                        b.length());
+            }
             default -> throw new TraceError(l.position(), "unknown keyword '" + l.keyword() + "'");
         }
     }
@@ -509,7 +531,21 @@ public final class Replay {
             return;
         }
         count(status);
-        log.row(sim.now(), hostNames[hostIndex(l.positional(0))], qp, null, ctx, op, status, 0);
+        outputs.completion(sim.now(), hostNames[hostIndex(l.positional(0))], qp, null, ctx, op, status, 0);
+    }
+
+    /**
+     * A call's final status against the line's {@code expect=}: a difference stops the replay at the line. Without
+     * {@code expect=} any status goes (a refused call is a row of {@code completions.csv}).
+     */
+    private void outcome(TraceLine l, int status) {
+        if (l.expects()) {
+            int want = l.expectedStatus(STATUS_SUCCESS);
+            if (status != want) {
+                throw new TraceError(l.position("expect"), l.keyword() + " ended with " + NtStatus.name(status) + " ("
+                        + NtStatus.hex(status) + "), expected " + NtStatus.name(want) + " (" + NtStatus.hex(want) + ")");
+            }
+        }
     }
 
     private void count(int status) {
@@ -518,18 +554,47 @@ public final class Replay {
 
     // ------------------------------------------------------------------ declarations
 
-    private void created(TraceLine l, String what, int status) {
+    /**
+     * A creation's status: true when the object exists. A failure stops the replay at the line, unless the line
+     * expects that status ({@code expect=}): then the object does not exist and the replay goes on (the checker has
+     * refused every later use of its name). A success where the line expects a failure stops it too.
+     */
+    private boolean created(TraceLine l, String what, int status) {
+        if (l.expects()) {
+            int want = l.expectedStatus(STATUS_SUCCESS);
+            if (status != want) {
+                throw new TraceError(l.position("expect"), "creating " + what + " ended with " + NtStatus.name(status)
+                        + " (" + NtStatus.hex(status) + "), expected " + NtStatus.name(want) + " (" + NtStatus.hex(want)
+                        + ")");
+            }
+            return status == STATUS_SUCCESS;
+        }
         if (status != STATUS_SUCCESS) {
             throw new TraceError(l.position(), "creating " + what + " failed with " + NtStatus.name(status)
                     + " (" + NtStatus.hex(status) + ")");
         }
+        return true;
     }
 
+    /**
+     * The immediate status of an asynchronous creation (the line has blocked): pending or success, the callback
+     * resumes the line; an expected failure resumes it now; any other failure stops the replay.
+     */
     private void pendingOrFail(TraceLine l, String what, int status) {
-        if (status != STATUS_PENDING && status != STATUS_SUCCESS) {
-            throw new TraceError(l.position(), what + " returned " + NtStatus.name(status) + " (" + NtStatus.hex(status)
-                    + ")");
+        if (status == STATUS_PENDING || status == STATUS_SUCCESS) {
+            return;
         }
+        if (l.expects()) {
+            int want = l.expectedStatus(STATUS_SUCCESS);
+            if (status == want) {
+                resume();
+                return;
+            }
+            throw new TraceError(l.position("expect"), what + " returned " + NtStatus.name(status) + " ("
+                    + NtStatus.hex(status) + "), expected " + NtStatus.name(want) + " (" + NtStatus.hex(want) + ")");
+        }
+        throw new TraceError(l.position(), what + " returned " + NtStatus.name(status) + " (" + NtStatus.hex(status)
+                + ")");
     }
 
     private void createCq(TraceLine l) {
@@ -538,13 +603,19 @@ public final class Replay {
         boolean auto = !"manual".equalsIgnoreCase(l.text("poll", "auto"));
         CqEntry entry = new CqEntry(name, hostIndex(name));
         entry.auto = auto;
+        if (waitedByContext.contains(name)) {
+            entry.taken = new java.util.LinkedHashMap<>();
+        }
         if (recorder != null) {
             recorder.pollAuto(auto);
             recorder.nameNext(name);
         }
         block();
-        int s = a.createCq(l.integer("depth"), (ctx, st) -> entry.notifications++, name, null, (ctx, st, obj) -> {
-            created(l, "CQ " + name, st);
+        int s = a.createCq(l.integer("depth"), (ctx, st) -> notified(entry, st), name, null, (ctx, st, obj) -> {
+            if (!created(l, "CQ " + name, st)) {
+                resume();
+                return;
+            }
             entry.cq = (NdkCq) obj;
             objects.put(name, entry);
             cqs.put(name, entry);
@@ -569,8 +640,9 @@ public final class Replay {
         }
         block();
         int s = adapterOf(name).createPd((ctx, st, obj) -> {
-            created(l, "PD " + name, st);
-            objects.put(name, obj);
+            if (created(l, "PD " + name, st)) {
+                objects.put(name, obj);
+            }
             resume();
         }, null, new Out<>());
         pendingOrFail(l, "NdkCreatePd", s);
@@ -589,12 +661,15 @@ public final class Replay {
         }
         Out<NdkMr> mr = new Out<>();
         int s = pd.createMr(false, null, null, mr);
-        created(l, "MR " + name, s);
+        if (!created(l, "MR " + name, s)) {
+            return;
+        }
         block();
         int r = mr.value.registerMr(address, size, l.mrFlags("access"), (ctx, st) -> {
-            created(l, "MR " + name + " (registration)", st);
-            objects.put(name, mr.value);
-            buffers.put(name, new long[] {address, size});
+            if (created(l, "MR " + name + " (registration)", st)) {
+                objects.put(name, mr.value);
+                buffers.put(name, new long[] {address, size});
+            }
             resume();
         }, null);
         pendingOrFail(l, "NdkRegisterMr", r);
@@ -605,15 +680,7 @@ public final class Replay {
         switch (f.kind()) {
             case ZERO -> { } // host memory starts zeroed
             case BYTE -> memory.fill(address, size, (byte) f.value());
-            case PATTERN -> {
-                byte[] chunk = new byte[(int) Math.min(size, 1 << 16)];
-                SplittableRandom random = new SplittableRandom(f.value());
-                for (long off = 0; off < size; off += chunk.length) {
-                    int n = (int) Math.min(chunk.length, size - off);
-                    random.nextBytes(chunk);
-                    memory.write(address + off, chunk, 0, n);
-                }
-            }
+            case PATTERN -> memory.fillPattern(address, size, f.value()); // SplittableRandom(seed)'s bytes, made lazily
         }
     }
 
@@ -631,7 +698,10 @@ public final class Replay {
         int s = pd.createQp(rcq.cq, icq.cq, l.text("context", name), o.getOrDefault("rq", l.integer("rq")),
                 o.getOrDefault("iq", l.integer("iq")), o.getOrDefault("rsge", l.integer("rsge")),
                 o.getOrDefault("isge", l.integer("isge")), o.getOrDefault("inline", l.size("inline")), (ctx, st, obj) -> {
-                    created(l, "QP " + name, st);
+                    if (!created(l, "QP " + name, st)) {
+                        resume();
+                        return;
+                    }
                     entry.qp = (NdkQp) obj;
                     entry.icq = icq.name;
                     entry.icqAuto = icq.auto;
@@ -657,6 +727,7 @@ public final class Replay {
         Runnable check = () -> {
             if ((done[0] == 2 || failed[0] != 0) && !resumed[0]) {
                 resumed[0] = true;
+                outcome(l, failed[0] != 0 ? failed[0] : STATUS_SUCCESS);
                 resume();
             }
         };
@@ -726,6 +797,7 @@ public final class Replay {
                 }, null);
         if (s != STATUS_PENDING) {
             refused(l, s, "connect", here.name, null);
+            outcome(l, s);
             resume();
         }
     }
@@ -749,6 +821,9 @@ public final class Replay {
         long seq;
         String qp;
         int flags;
+        /** The status its line expects ({@code expect=}), where that was said; null: none expected. */
+        int expect;
+        dev.rdmasim.traces.format.Position expectAt;
 
         Request(String ctx, String op, long postedPs, long bytes) {
             this.ctx = ctx;
@@ -785,6 +860,9 @@ public final class Replay {
         String ctx = l.text("ctx", "");
         Request req = new Request(ctx, op, sim.now(), total);
         int flags = op.equals("receive") ? 0 : l.callFlags("flags");
+        if (recorder != null && l.expects()) {
+            recorder.expectNext(l.expectedStatus(STATUS_SUCCESS));
+        }
         int s;
         switch (op) {
             case "send" -> s = q.qp.send(req, sgl, sgl.length, flags);
@@ -798,6 +876,11 @@ public final class Replay {
             }
         }
         if (s == STATUS_SUCCESS) {
+            if (l.expects()) {
+                req.expect = l.expectedStatus(STATUS_SUCCESS);
+                req.expectAt = l.position("expect");
+                expecting.put(req, req);
+            }
             if (!op.equals("receive")) {
                 req.seq = postedInitiator + 1;
                 req.qp = q.name;
@@ -810,7 +893,8 @@ public final class Replay {
             }
         } else {
             count(s);
-            log.row(sim.now(), hostNames[q.host], q.name, null, ctx, op, s, 0);
+            outputs.completion(sim.now(), hostNames[q.host], q.name, null, ctx, op, s, 0);
+            outcome(l, s);
         }
     }
 
@@ -872,17 +956,26 @@ public final class Replay {
                 latency.recordValue(Math.min(MAX_LATENCY_PS, sim.now() - req.postedPs) / 1000);
             }
         }
-        log.row(sim.now(), hostNames[c.host], String.valueOf(r.qpContext), c.name, req == null ? "" : req.ctx, op,
-                r.status, bytes);
+        outputs.completion(sim.now(), hostNames[c.host], String.valueOf(r.qpContext), c.name,
+                req == null ? "" : req.ctx, op, r.status, bytes);
         if (req != null) {
             lifecycle.polled(req, sim.now());
+            if (req.expectAt != null) {
+                expecting.remove(req);
+                if (r.status != req.expect) {
+                    throw new TraceError(req.expectAt, "'" + req.ctx + "' completed with " + NtStatus.name(r.status)
+                            + " (" + NtStatus.hex(r.status) + "), expected " + NtStatus.name(req.expect) + " ("
+                            + NtStatus.hex(req.expect) + ")");
+                }
+            }
         }
         if (r.type != NdkOperationType.NdkOperationTypeReceive) {
             taken++;
             stopIfDone();
         }
-        if (waiter != null && waiter.cq == c) {
-            waiter.saw(req);
+        boolean claimed = waiter != null && waiter.cq == c && waiter.saw(req);
+        if (!claimed && c.taken != null && req != null) {
+            c.remember(req.ctx);
         }
     }
 
@@ -891,6 +984,11 @@ public final class Replay {
         waiter = new Waiter(l, c, l.has("ctx") ? l.text("ctx") : null, l.integer("count", l.has("ctx") ? 0 : 1));
         if (recorder != null) {
             recorder.waitLine(sim.now(), c.cq, waiter.ctx, waiter.left);
+        }
+        if (waiter.ctx != null && c.claim(waiter.ctx)) {
+            // Its completion was taken before the wait started (the CQ's automatic polling, a poll, another wait).
+            waiter = null;
+            return;
         }
         block();
         take(c, Integer.MAX_VALUE);
@@ -910,10 +1008,12 @@ public final class Replay {
             this.left = count;
         }
 
-        void saw(Request req) {
+        /** Hears a completion taken from its CQ; true when it was the one waited for by context. */
+        boolean saw(Request req) {
             boolean done;
+            boolean byContext = false;
             if (ctx != null) {
-                done = req != null && ctx.equals(req.ctx);
+                done = byContext = req != null && ctx.equals(req.ctx);
             } else {
                 done = --left <= 0;
             }
@@ -921,11 +1021,42 @@ public final class Replay {
                 waiter = null;
                 resume();
             }
+            return byContext;
         }
 
         String describe() {
-            return "'wait " + cq.name + (ctx != null ? " ctx=" + ctx : "") + "' (" + line.position() + ") waited";
+            return "'wait " + cq.name + (ctx != null ? " ctx=" + ctx : " count=" + line.integer("count", 1)) + "'";
         }
+    }
+
+    /** A CQ's notification callback: counted for the summary and a row of {@code notifications.csv}. */
+    private void notified(CqEntry c, int status) {
+        c.notifications++;
+        outputs.notification(sim.now(), hostNames[c.host], c.name, c.armedName(), status);
+        c.armedType = -1; // an arm is good for one notification
+    }
+
+    /** The address and size of a region, which exists unless its creation failed. */
+    private long[] region(TraceLine l, String mr) {
+        long[] r = buffers.get(mr);
+        if (r == null) {
+            throw new TraceError(l.position(), "'" + mr + "' does not exist (its creation failed earlier)");
+        }
+        return r;
+    }
+
+    /** A {@code check} line: compares a range of host memory with bytes, a fill or another range, now. */
+    private void memoryCheck(TraceLine l) {
+        Buffer b = l.buffer(0);
+        long[] at = region(l, b.mr());
+        MemoryExpectation.check(l, b, topology.host(hostIndex(b.mr())).memory(), at[0] + b.offset(), at[1],
+                this::otherRange);
+    }
+
+    /** The memory and address of {@code same=MR+OFFSET}. */
+    private MemoryExpectation.Range otherRange(TraceLine l, Remote r) {
+        long[] at = region(l, r.mr());
+        return new MemoryExpectation.Range(topology.host(hostIndex(r.mr())).memory(), at[0] + r.offset());
     }
 
     private void close(TraceLine l) {
@@ -942,41 +1073,6 @@ public final class Replay {
         int s = target.close(null, null);
         if (s != STATUS_SUCCESS && s != STATUS_PENDING) {
             throw new InvariantViolation("NdkCloseObject returned " + NtStatus.name(s));
-        }
-    }
-
-    /** A CQ and what the replay keeps for it. */
-    static final class CqEntry {
-        final String name;
-        final int host;
-        NdkCq cq;
-        long notifications;
-        boolean auto;
-        final NdkResultEx[] results = new NdkResultEx[POLL_BATCH];
-
-        CqEntry(String name, int host) {
-            this.name = name;
-            this.host = host;
-            for (int i = 0; i < results.length; i++) {
-                results[i] = new NdkResultEx();
-            }
-        }
-    }
-
-    /** A QP, its CQs and the connector that connected it. */
-    static final class QpEntry {
-        final String name;
-        final int host;
-        NdkQp qp;
-        String icq;
-        String rcq;
-        NdkConnector connector;
-        /** Its initiator CQ is polled automatically (its completions are owed before the replay may stop). */
-        boolean icqAuto;
-
-        QpEntry(String name, int host) {
-            this.name = name;
-            this.host = host;
         }
     }
 }

@@ -9,7 +9,8 @@ import java.util.TreeMap;
 /**
  * How to replay a trace.
  *
- * @param outDir      where the outputs go (created if needed)
+ * @param outDir      where the outputs go (created if needed); null: the replay writes no file at all (a caller that
+ *                    wants only the {@link ReplayResult}, the request stages or the hosts afterwards)
  * @param profile     the profile of hosts whose {@code host} line names none (a built-in name or a file)
  * @param overrides   {@code key=value} parameter overrides applied to every host, after its own
  * @param seed        the simulator's seed (every random stream derives from it)

@@ -9,10 +9,11 @@ import java.util.Map;
  * @param simTimePs     simulated time at the end (setup included)
  * @param firstCallPs   when the first call after the setup ran (0 if none)
  * @param statusCounts  completions (and refused calls) by NTSTATUS name, in name order
+ * @param completionsCsv and the other paths: the files written, null for those the run did not write
  */
 public record ReplayResult(long simTimePs, long firstCallPs, long events, long calls, long completions, long bytes,
         Map<String, Long> statusCounts, double latencyP50Ns, double latencyP99Ns, Path completionsCsv,
-        Path summaryJson, Path lifecycleCsv, Path vcd, Path timeline, Path pcap) {
+        Path summaryJson, Path lifecycleCsv, Path vcd, Path timeline, Path pcap, Path notificationsCsv) {
     /** Payload throughput of the initiator requests, from the first call to the end, Gb/s. */
     public double gbps() {
         long span = simTimePs - firstCallPs;

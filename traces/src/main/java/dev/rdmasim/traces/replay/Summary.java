@@ -19,12 +19,12 @@ final class Summary {
     private Summary() {
     }
 
-    static void write(Path file, Path trace, ReplayOptions options, String[] hostNames, Topology topology,
+    static void write(Path file, String trace, ReplayOptions options, String[] hostNames, Topology topology,
             ReplayResult r, Histogram latency, long late, java.util.Map<String, Long> notifications, Simulator sim)
             throws IOException {
         ObjectMapper m = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = m.createObjectNode();
-        root.put("trace", trace.toString());
+        root.put("trace", trace);
         root.put("seed", options.seed());
         ObjectNode hosts = root.putObject("hosts");
         for (int h = 0; h < 2; h++) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Every syntax error the reader reports: input after the header line -> exact "file:line:col: message". */
 class TraceSyntaxErrorTest {
     private static final String KEYWORDS = "host, cq, pd, mr, qp, connect, send, receive, write, read, flush, arm, poll, "
-            + "wait, moderate, resize, disconnect, close, repeat, end";
+            + "wait, moderate, resize, disconnect, close, check, dump, repeat, end";
     private static final String CALL_FLAGS = "SILENT_SUCCESS, READ_FENCE, SEND_AND_SOLICIT_EVENT, INLINE, "
             + "RDMA_READ_LOCAL_INVALIDATE, DEFER";
 
@@ -35,7 +35,7 @@ class TraceSyntaxErrorTest {
                 // keywords, positionals, keys
                 Arguments.of("hots A", "2:1: unknown keyword 'hots' (expected one of " + KEYWORDS + "); did you mean 'host'?"),
                 Arguments.of("frobnicate A.x", "2:1: unknown keyword 'frobnicate' (expected one of " + KEYWORDS + ")"),
-                Arguments.of("cq A.cq depth=64 dpth=3", "2:18: unknown key 'dpth' for cq (expected depth, poll); did you mean 'depth'?"),
+                Arguments.of("cq A.cq depth=64 dpth=3", "2:18: unknown key 'dpth' for cq (expected depth, poll, expect); did you mean 'depth'?"),
                 Arguments.of("pd A.pd x=1", "2:9: unknown key 'x' for pd (pd takes no keys)"),
                 Arguments.of("cq A.cq depth=1 DEPTH=2", "2:17: key 'depth' is given twice"),
                 Arguments.of("cq A.cq", "2:1: missing required key 'depth' for cq"),

@@ -20,7 +20,7 @@ class RecordReplayTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"quickstart", "pingpong", "inline-vs-dma", "doorbell-batching", "solicited-events",
-        "remote-access-error", "write-bw-depth", "cq-overflow"})
+        "remote-access-error", "write-bw-depth", "cq-overflow", "qp-limits", "write-past-end", "memory-check"})
     void recordingAnExampleReplaysIdentically(String name) throws IOException {
         Path example = Path.of("examples", name + ".trace");
         Path recorded = dir.resolve(name + ".recorded.trace");

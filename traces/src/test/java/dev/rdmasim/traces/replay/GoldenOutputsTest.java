@@ -52,6 +52,16 @@ class GoldenOutputsTest {
         fresh.put("completions.csv", Files.readAllBytes(r.completionsCsv()));
         fresh.put("lifecycle.csv", Files.readAllBytes(r.lifecycleCsv()));
         fresh.put("summary.json", normalisedSummary(r.summaryJson()));
+        fresh.put("notifications.csv", Files.readAllBytes(r.notificationsCsv()));
+        // Memory dumps the trace asked for (dump lines), by name.
+        try (var files = Files.list(out.resolve("out"))) {
+            for (Path f : files.sorted().toList()) {
+                String name = f.getFileName().toString();
+                if (!fresh.containsKey(name)) {
+                    fresh.put(name, Files.readAllBytes(f));
+                }
+            }
+        }
         Path dir = GOLDEN.resolve(example);
         if (Boolean.getBoolean("golden.update")) {
             Files.createDirectories(dir);

@@ -40,7 +40,7 @@ class ReplayScaleTest {
         }
         try (Stream<Path> files = Files.list(dir.resolve("out"))) {
             assertThat(files.map(p -> p.getFileName().toString()))
-                    .containsExactlyInAnyOrder("completions.csv", "summary.json");
+                    .containsExactlyInAnyOrder("completions.csv", "notifications.csv", "summary.json");
         }
     }
 

@@ -1,0 +1,48 @@
+package dev.rdmasim.adapter.nic;
+
+/**
+ * The send scheduler: QPs that have request packets to send, served round robin, one packet per turn, whenever
+ * the transmitter has a free slot and no acknowledgement or READ response is waiting ahead of them. A QP whose
+ * turn yields nothing now (window full, fenced, READ slots full) leaves the queue until the requester transport
+ * queues it again; one that must wait for a key or translation line keeps its place and stops the round.
+ */
+final class SendScheduler {
+    private final QpTable qps;
+    private final IntRing queue = new IntRing(16);
+    private RequesterTransport requester;
+
+    SendScheduler(QpTable qps) {
+        this.qps = qps;
+    }
+
+    void connect(RequesterTransport requesterTransport) {
+        this.requester = requesterTransport;
+    }
+
+    /** A ready-to-send QP has requests to send: it joins the round unless it is in it. */
+    void add(Qp qp) {
+        if (!qp.inTxQueue && qp.state == QpState.READY_TO_SEND) {
+            qp.inTxQueue = true;
+            queue.add(qp.qpn);
+        }
+    }
+
+    /** Gives the next QP its turn; false when nothing more can be sent now (no QP, or the head waits). */
+    boolean step() {
+        if (queue.isEmpty()) {
+            return false;
+        }
+        Qp qp = qps.qp(queue.poll());
+        int r = requester.nextRequestPacket(qp);
+        if (r < 0) {
+            queue.add(qp.qpn);
+            return false; // Waiting for a key or translation line; the key unit pumps the transmitter again.
+        }
+        if (r > 0) {
+            queue.add(qp.qpn); // Round robin: one packet per turn.
+        } else {
+            qp.inTxQueue = false;
+        }
+        return true;
+    }
+}
