@@ -6,6 +6,7 @@ import dev.rdmasim.adapter.cache.SetAssocCache;
 import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.format.SendWqeBuilder;
 import dev.rdmasim.adapter.format.WqeOpcode;
+import dev.rdmasim.adapter.pcie.PcieConfig;
 import dev.rdmasim.kernel.Event;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,7 +48,7 @@ class DoorbellUnitTest {
 
         Rig(long seed, boolean live) {
             rnd = new SplittableRandom(seed);
-            h = new BlockHarness(seed, live ? BlockHarness.randomPcie(rnd) : dev.rdmasim.adapter.pcie.PcieConfig.defaults());
+            h = new BlockHarness(seed, live ? BlockHarness.randomPcie(rnd) : PcieConfig.defaults());
             ContextMemory.Params cp = new ContextMemory.Params(4, 1, 1, 2, 1, SetAssocCache.Policy.LRU);
             ContextMemory ctx = new ContextMemory(h.top, cp, h.mem, h.mem.allocate(cp.bytes(), 4096), h.port("wb", 4, 0));
             credits = new WqeCredits(h.top, new WqeCredits.Params(live ? 4 + rnd.nextInt(8) : 16, 1024));

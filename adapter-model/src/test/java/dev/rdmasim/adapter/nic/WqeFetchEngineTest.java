@@ -37,9 +37,7 @@ class WqeFetchEngineTest {
         final int perQp;
         final List<Q> qs = new ArrayList<>();
         long blueflames;
-        long rung;
         long released;
-        int stagedCalls;
 
         /** The driver's and the parser's view of one QP. */
         final class Q {
@@ -80,7 +78,6 @@ class WqeFetchEngineTest {
                         blueflames++;
                         staged(qp);
                     } else {
-                        rung++;
                         fetch.ring(qp, produced & 0xFFFF);
                     }
                 }
@@ -147,7 +144,6 @@ class WqeFetchEngineTest {
 
         @Override
         public void staged(Qp qp) {
-            stagedCalls++;
             Q q = of(qp);
             int staged = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
             assertThat(staged).as("staged blocks fit the staging buffer").isLessThanOrEqualTo(qp.stagingBbs);
