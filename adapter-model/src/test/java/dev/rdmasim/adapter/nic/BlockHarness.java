@@ -1,0 +1,92 @@
+package dev.rdmasim.adapter.nic;
+
+import dev.rdmasim.adapter.format.SendWqeBuilder;
+import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.adapter.pcie.DmaPort;
+import dev.rdmasim.adapter.pcie.PcieConfig;
+import dev.rdmasim.adapter.pcie.PcieLink;
+import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.hw.ClockDomain;
+import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.Stat;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+
+/**
+ * What a block test builds one adapter block in: a simulator, a parent module, a PCIe link with host memory behind
+ * it for the block's DMA port, the NIC clock and work clock, and a QP table that is just a map of QPs built from
+ * {@link QpConfig}s. No other block of the adapter exists: the test stands in for the block's neighbours.
+ */
+final class BlockHarness implements QpTable {
+    static final long NIC_HZ = 500_000_000L;
+
+    final Simulator sim;
+    final Module top;
+    final HostMemory mem;
+    final PcieLink link;
+    final ClockDomain clock;
+    final WorkClock work;
+    final TreeMap<Integer, Qp> qps = new TreeMap<>();
+
+    BlockHarness(long seed, PcieConfig pcie) {
+        sim = new Simulator(seed);
+        top = new Module(sim, "nic") {
+        };
+        mem = new HostMemory("host");
+        link = new PcieLink(sim, "pcie", pcie, mem);
+        clock = ClockDomain.ofFrequency(sim, "nic.clk", NIC_HZ);
+        work = new WorkClock(sim);
+    }
+
+    BlockHarness(long seed) {
+        this(seed, PcieConfig.defaults());
+    }
+
+    /** A PCIe configuration varied by {@code rnd}: payload sizes, tags and queue depths change the DMA timing. */
+    static PcieConfig randomPcie(SplittableRandom rnd) {
+        int[] mps = {128, 256, 512};
+        return PcieConfig.defaults().withMps(mps[rnd.nextInt(3)]).withMrrs(128 << rnd.nextInt(4))
+                .withReadTags(1 + rnd.nextInt(16)).withQueues(1 + rnd.nextInt(4), 16)
+                .withLatencies(50_000 + rnd.nextLong(600_000), 20_000 + rnd.nextLong(100_000));
+    }
+
+    /** A port on a new DMA channel of {@code depth} requests. */
+    DmaPort port(String name, int depth, int backlog) {
+        return new DmaPort(link.dma().addChannel(name, depth), backlog);
+    }
+
+    /** A QP whose send ring of 2^sqLogBbs blocks is allocated in host memory; READY_TO_SEND. */
+    Qp addQp(int qpn, int sqLogBbs, int outstanding, int fetchBbs, int bfBytes, int maxSendSge, int maxInline) {
+        long sq = mem.allocate((long) SendWqeBuilder.BB << sqLogBbs, 4096);
+        QpConfig cfg = new QpConfig(1, 1, 1, sq, sqLogBbs, 0, 0, 0, 0, maxSendSge, 1, maxInline, 0);
+        Qp qp = new Qp(qpn, cfg, outstanding, fetchBbs, bfBytes, 1);
+        qp.state = QpState.READY_TO_SEND;
+        qps.put(qpn, qp);
+        return qp;
+    }
+
+    @Override
+    public Qp qp(int qpn) {
+        Qp qp = qps.get(qpn);
+        if (qp == null) {
+            throw new AssertionError("no QP " + qpn);
+        }
+        return qp;
+    }
+
+    @Override
+    public Qp qpOrNull(int qpn) {
+        return qps.get(qpn);
+    }
+
+    /** The value of counter {@code name} of block {@code m}. */
+    static long counter(Module m, String name) {
+        for (Stat s : m.stats().stats()) {
+            if (s.name().equals(name) && s instanceof Counter c) {
+                return c.value();
+            }
+        }
+        throw new AssertionError(m.fullName() + " has no counter " + name);
+    }
+}
