@@ -198,4 +198,24 @@ class TransportRecoveryTest {
         assertThat(r.counter("nicA.req", "timeouts")).isZero();
         assertThat(r.frames.get(r.frames.size() - 1)[0]).isLessThan(MS);
     }
+
+    @Test
+    void aSequenceNakMakesTheRequesterGoBackAtOnce() {
+        byte[] data = pattern(8, 8 * 1024);
+        Consumer<TestHost[]> oneWrite = p -> {
+            p[0].mem.write(p[0].buf, data, 0, data.length);
+            p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, data.length, false, true);
+        };
+        // The third packet is lost: the fourth is ahead of the expected PSN, the responder NAKs it once and the
+        // requester resends from the third, long before its 67 ms timer.
+        Run r = runLosing(Profile.defaults(), oneWrite, new Loss(false, Opcode.RDMA_WRITE_MIDDLE, 1));
+        List<byte[]> cqes = r.completions();
+        assertThat(cqes).hasSize(1);
+        assertThat(Cqe.opcode(cqes.get(0), 0)).isEqualTo(Cqe.REQ);
+        assertThat(r.b.mem.equalsRange(r.b.buf, data, 0, data.length)).isTrue();
+        assertThat(r.counter("nicB.rx", "sequenceNaks")).isEqualTo(1);
+        assertThat(r.counter("nicA.req", "timeouts")).isZero();
+        assertThat(r.counter("nicA.req", "rewinds")).isEqualTo(1);
+        assertThat(r.frames.get(r.frames.size() - 1)[0]).isLessThan(MS);
+    }
 }
