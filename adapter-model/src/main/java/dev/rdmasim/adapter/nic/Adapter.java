@@ -386,6 +386,14 @@ public final class Adapter extends Module implements MmioTarget {
         firmware.modifyQp(qpn, next, peer);
     }
 
+    /**
+     * Throws {@link dev.rdmasim.kernel.InvariantViolation} naming the first QP that still holds requests (or announced WQEs): for a
+     * caller whose simulation has run out of events, when nothing can move them on any more.
+     */
+    public void checkNothingOutstanding() {
+        firmware.checkNothingOutstanding();
+    }
+
     /** A one-line dump of a QP's requester state, for diagnostics. */
     public String describeQp(int qpn) {
         return firmware.describeQp(qpn);

@@ -555,6 +555,24 @@ final class FirmwareTables implements QpTable {
                 + " responder[expected=" + qp.rsp.expectedPsn() + " inboundReads=" + qp.readCount + " readSent=" + qp.readSent + "]";
     }
 
+    /**
+     * Fails if a QP holds requests, or WQEs its doorbells announced, that nothing will move on: called once the
+     * simulation has run out of events, when a live QP always has its retransmission timer pending.
+     */
+    void checkNothingOutstanding() {
+        int stuck = -1;
+        for (Qp qp : qps.values()) {
+            boolean work = qp.wrCount > 0 || (qp.state == QpState.READY_TO_SEND && qp.parsedBb != qp.sqPi);
+            if (work && (stuck < 0 || qp.qpn < stuck)) {
+                stuck = qp.qpn;
+            }
+        }
+        if (stuck >= 0) {
+            throw new InvariantViolation(owner + ": the simulation ran out of events with requests outstanding: "
+                    + describeQp(stuck));
+        }
+    }
+
     public QpState qpState(int qpn) {
         return qp(qpn).state;
     }

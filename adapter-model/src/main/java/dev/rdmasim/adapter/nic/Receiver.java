@@ -694,13 +694,24 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
 
     private int readResponse(Qp qp, Frame f) {
         Wr w = null;
+        Wr behind = null;
         int psn = reader.psn();
         for (int i = 0; i < qp.wrCount; i++) {
             Wr c = qp.wr(i);
-            if (c.opcode == WqeOpcode.RDMA_READ && Psn.diff(psn, c.firstPsn) >= 0 && Psn.diff(psn, c.lastPsn()) <= 0) {
-                w = c;
-                break;
+            if (c.opcode == WqeOpcode.RDMA_READ) {
+                if (Psn.diff(psn, c.firstPsn) >= 0 && Psn.diff(psn, c.lastPsn()) <= 0) {
+                    w = c;
+                    break;
+                }
+                if (behind == null && c.responses < c.packets) {
+                    behind = c;
+                }
             }
+        }
+        if (w != null && behind != null) {
+            // The responder answers READs in PSN order: a response of a later READ means the earlier one's missing
+            // responses were lost. Ask again now rather than at the timeout.
+            nic.req.readGap(qp, behind);
         }
         if (w == null || Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) != 0) {
             dropped.inc();
@@ -720,6 +731,7 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
             return 0;
         }
         w.responses++;
+        nic.req.readProgress(qp);
         if (w.responses == w.packets && w.pendingWrites == 0) {
             nic.req.acknowledge(qp, w.lastPsn());
         }

@@ -114,7 +114,17 @@ final class RequesterTransport extends Module {
             failFrom(qp, qp.wrSent - 1, w.syndrome);
             return 0;
         }
-        int k = w.packetsQueued;
+        boolean read = w.opcode == WqeOpcode.RDMA_READ;
+        if (read && w.responses == w.packets) {
+            // Its last responses came in while it waited to be asked again: there is nothing left to ask.
+            w.packetsQueued = w.packets;
+            qp.wrSent++;
+            fetch.sentOne(qp);
+            return qp.wrSent < qp.wrCount ? 1 : 0;
+        }
+        // A READ asked again asks from its first missing response on (the responder answers a duplicate READ
+        // from the PSN and range it names); a first request has none yet.
+        int k = read ? w.responses : w.packetsQueued;
         int psn = Psn.add(w.firstPsn, k);
         if (Psn.diff(psn, qp.unackedPsn) >= params.maxUnacked()) {
             return 0; // Window full; an ACK requeues the QP.
@@ -123,8 +133,7 @@ final class RequesterTransport extends Module {
             fenceWaits.inc();
             return 0; // Fenced: it starts once the earlier READs are complete, whose completion requeues the QP.
         }
-        boolean read = w.opcode == WqeOpcode.RDMA_READ;
-        if (read && k == 0) {
+        if (read && w.packetsQueued == 0) {
             if (qp.maxReadsOut == 0) {
                 qp.wrSent++;
                 failFrom(qp, qp.wrSent - 1, CqeSyndrome.LOCAL_QP_OP);
@@ -324,15 +333,26 @@ final class RequesterTransport extends Module {
         }
     }
 
-    /** A READ response arrived ahead of the one expected: re-request the READ once per gap. */
+    /**
+     * A READ response arrived ahead of the one expected (of this READ or a later one): re-request the READ from
+     * its first missing response, once per gap until a timeout or NAK rewinds the QP again.
+     */
     void readGap(Qp qp, Wr w) {
         int missing = Psn.add(w.firstPsn, w.responses);
         if (qp.readRetryArmed && qp.readRetryPsn == missing) {
             return;
         }
+        rewind(qp, missing);
         qp.readRetryArmed = true;
         qp.readRetryPsn = missing;
-        rewind(qp, missing);
+    }
+
+    /** A READ response in order: forward progress, so the QP gets its retries back and its timer restarts. */
+    void readProgress(Qp qp) {
+        qp.retriesLeft = qp.retryCount;
+        if (!qp.rnrWaiting && qp.state == QpState.READY_TO_SEND) {
+            restartTimer(qp, params.ackTimeoutPs());
+        }
     }
 
     /**
@@ -388,14 +408,16 @@ final class RequesterTransport extends Module {
     /** Go-back-N: make every packet from {@code psn} on be sent again. */
     private void rewind(Qp qp, int psn) {
         retransmits.inc();
+        qp.readRetryArmed = false;
         for (int i = 0; i < qp.wrCount; i++) {
             Wr w = qp.wr(i);
             int d = Psn.diff(psn, w.firstPsn);
             if (d < w.packets) {
                 int from = Math.max(0, d);
                 if (w.opcode == WqeOpcode.RDMA_READ) {
-                    from = 0;
-                    w.responses = Math.min(w.responses, Math.max(0, d));
+                    // Responses that arrived stay (their bytes are placed): the READ is asked again for the rest,
+                    // and not at all once every response is in.
+                    from = w.responses < w.packets ? 0 : w.packets;
                 }
                 w.packetsQueued = Math.min(w.packetsQueued, from);
             }

@@ -221,9 +221,10 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         s.opcode = requestOpcode(w, k);
         s.solicited = w.solicited && (k == w.packets - 1);
         s.immediate = w.immediate;
-        s.va = w.remoteAddress;
+        // A READ asked again from response k names the rest of its range.
+        s.va = w.remoteAddress + (read ? (long) k * nic.mtu : 0);
         s.rkey = w.rkey;
-        s.dmaLength = (int) w.length;
+        s.dmaLength = (int) (w.length - (read ? (long) k * nic.mtu : 0));
         s.ackRequest = ackRequest;
         if (len > 0) {
             if (w.inline) {

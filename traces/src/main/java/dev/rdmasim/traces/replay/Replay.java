@@ -260,6 +260,10 @@ public final class Replay {
             step.schedule(0);
             sim.run();
             if (!finished) {
+                // Requests still held by an adapter with nothing left to happen are the model's fault, not the trace's.
+                for (int h = 0; h < 2; h++) {
+                    topology.host(h).adapter().checkNothingOutstanding();
+                }
                 if (waiter != null) {
                     throw new TraceError(waiter.line.position(), "the simulation ran out of events while "
                             + waiter.describe() + " waited: nothing more can happen");
