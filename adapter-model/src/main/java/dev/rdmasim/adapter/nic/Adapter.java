@@ -394,6 +394,14 @@ public final class Adapter extends Module implements MmioTarget {
         firmware.checkNothingOutstanding();
     }
 
+    /**
+     * Requests the requester transport has retired so far, signaled or not, successfully or not: it grows whenever
+     * the transport makes progress, so a caller can tell a slow run (losses, retries) from a stuck one.
+     */
+    public long requestsRetired() {
+        return req.retired();
+    }
+
     /** A one-line dump of a QP's requester state, for diagnostics. */
     public String describeQp(int qpn) {
         return firmware.describeQp(qpn);

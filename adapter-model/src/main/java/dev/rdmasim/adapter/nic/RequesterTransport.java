@@ -65,6 +65,8 @@ final class RequesterTransport extends Module {
     private Packetizer tx;
     private Consumer<Qp> recvFlush;
     private final IntRing retireQueue = new IntRing(16);
+    /** Requests retired so far, successfully or not, signaled or not: the requester's forward progress. */
+    private long retired;
     private final Counter retransmits;
     private final Counter fenceWaits;
     private final Counter timeouts;
@@ -90,6 +92,10 @@ final class RequesterTransport extends Module {
     void connect(Packetizer transmitter, Consumer<Qp> receiveFlush) {
         this.tx = transmitter;
         this.recvFlush = receiveFlush;
+    }
+
+    long retired() {
+        return retired;
     }
 
     /** A QP has parsed requests to send (or, in error, to flush). */
@@ -256,6 +262,7 @@ final class RequesterTransport extends Module {
             return false;
         }
         w.stamp(Stage.ACKED, work.at());
+        retired++;
         if (w.inline) {
             credits.releaseInline(w.length);
         }

@@ -20,7 +20,10 @@ import dev.rdmasim.traces.perf.PerfTest.Verb;
  * after the other on the same connections; each size starts with every queue drained.
  */
 final class PerfRun {
-    /** Simulated time without any completion after which the run is declared stuck. */
+    /**
+     * Simulated time in which neither adapter retired a request (signaled or not, after however many retries) after
+     * which the run is declared stuck: far longer than the transport's timers need to recover from a loss.
+     */
     static final long STALL_LIMIT_PS = 1_000_000_000_000L;
     private static final int POLL_BATCH = 16;
 
@@ -34,6 +37,7 @@ final class PerfRun {
     private final NdkResult[] clientResults = results();
     private final NdkResult[] serverResults = results();
     private long lastProgressPs;
+    private long retiredSeen;
     private boolean done;
     private final Topology topology;
 
@@ -113,9 +117,17 @@ final class PerfRun {
                 topology.host(1).adapter().checkNothingOutstanding();
                 throw new PerfFailure(test.label() + ": the simulation ran out of events before the workload ended");
             }
-            if ((++steps & 0xFFFF) == 0 && sim.now() - lastProgressPs > STALL_LIMIT_PS) {
-                throw new PerfFailure(test.label() + ": no completion for " + STALL_LIMIT_PS / 1_000_000_000L
-                        + " ms of simulated time (at " + sim.now() + " ps)");
+            if ((++steps & 0xFFFF) == 0) {
+                // A lossy link retires requests slowly, each loss costing a retransmission timeout, and completions
+                // may be many requests apart (-Q): any request the adapters retire is progress.
+                long retired = topology.host(0).adapter().requestsRetired() + topology.host(1).adapter().requestsRetired();
+                if (retired != retiredSeen) {
+                    retiredSeen = retired;
+                    lastProgressPs = sim.now();
+                } else if (sim.now() - lastProgressPs > STALL_LIMIT_PS) {
+                    throw new PerfFailure(test.label() + ": no request retired for " + STALL_LIMIT_PS / 1_000_000_000L
+                            + " ms of simulated time (at " + sim.now() + " ps)");
+                }
             }
         }
         done = false;
