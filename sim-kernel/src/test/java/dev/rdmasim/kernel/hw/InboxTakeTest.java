@@ -112,6 +112,22 @@ class InboxTakeTest {
     }
 
     @Test
+    void anItemArrivingExactlyAtAnEdgeIsSeenOnlyFromTheNextEdge() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain clk = ClockDomain.ofPeriod(sim, "clk", 1_000);
+        Taker t = new Taker(top, clk, 2, 1);
+        TxPort<String> tx = new TxPort<>(sim, "src.out", () -> { });
+        RxPort.connect(tx, t.inbox.rx);
+        // The taker runs at edge 1 (time 1000) anyway; the item arrives at that very picosecond.
+        sim.event("early", t::wake).schedule(500);
+        sim.event("onEdge", () -> tx.trySend("e")).schedule(1_000);
+        sim.run();
+        assertThat(t.sizeSeen).containsExactly(1, 1);
+        assertThat(t.log).containsExactly("2:e");
+    }
+
+    @Test
     void takingWithNothingVisibleFailsLoudly() {
         Simulator sim = new Simulator();
         Top top = new Top(sim);
