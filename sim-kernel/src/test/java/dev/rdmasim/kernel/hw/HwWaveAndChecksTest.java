@@ -171,6 +171,43 @@ class HwWaveAndChecksTest {
         assertThatThrownBy(() -> twice.regBool("r", false)).hasMessageContaining("already has a register named 'r'");
     }
 
+    /** One state element of every kind. */
+    static final class Everything extends ClockedModule {
+        final Reg<String> reg = reg("reg", "a");
+        final RegBool flag = regBool("flag", false);
+        final Inbox<String> inbox = new Inbox<>(this, "inbox", 1);
+        final InPort<Integer> in = inPort("in", false);
+        final OutPort<Integer> out = outPort("out");
+
+        Everything(Module parent, ClockDomain clock) {
+            super(parent, "all", clock);
+        }
+
+        @Override
+        protected void evaluate() {
+        }
+    }
+
+    @Test
+    void everyKindOfStateRefusesWritesOutsideEvaluate() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain clk = ClockDomain.ofPeriod(sim, "clk", 1_000);
+        Everything e = new Everything(top, clk);
+        String phase = "may only be written in evaluate(), not in phase IDLE";
+        assertThatThrownBy(() -> e.reg.set("b")).hasMessageContaining("'reg' " + phase);
+        assertThatThrownBy(() -> e.flag.set(true)).hasMessageContaining("'flag' " + phase);
+        assertThatThrownBy(() -> e.inbox.take()).hasMessageContaining("'inbox' " + phase);
+        assertThatThrownBy(() -> e.in.setReady(true)).hasMessageContaining("'in' " + phase);
+        assertThatThrownBy(() -> e.out.offer(1)).hasMessageContaining("'out' " + phase);
+        assertThatThrownBy(() -> e.out.retract()).hasMessageContaining("'out' " + phase);
+        assertThat(e.reg.get()).isEqualTo("a");
+        assertThat(e.reg.next()).isEqualTo("a");
+        assertThat(e.flag.next()).isFalse();
+        assertThat(e.inbox.capacity()).isEqualTo(1);
+        assertThat(e.inbox.size()).isZero();
+    }
+
     @Test
     void portsConnectOnlyOnceAndOnlyWithinOneClock() {
         Simulator sim = new Simulator();
