@@ -6,6 +6,11 @@ import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.Stat;
 import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.kernel.wave.SignalFilter;
+import dev.rdmasim.kernel.wave.VcdWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -64,5 +69,29 @@ class FifoCountersTest {
             assertThat(full).isPositive().isLessThan(sim.now() / 1000);
             assertThat(occupancy.average()).isBetween(0.0, (double) depth);
         }
+    }
+
+    @Test
+    void resetEmptiesTheOccupancyStatisticAndSignal() {
+        Simulator sim = new Simulator(1);
+        StringWriter out = new StringWriter();
+        VcdWriter vcd = new VcdWriter(out, sim::now, SignalFilter.ALL);
+        sim.attachWave(vcd);
+        Top top = new Top(sim);
+        ClockDomain clk = ClockDomain.ofMHz(sim, "clk", 1000);
+        TestProducer p = new TestProducer(top, "p", clk, 20, 0, 1);
+        Fifo<Integer> f = new Fifo<>(top, "q", clk, 3, 1, false, false);
+        Channels.connect(p.out, f.enq);
+        Channels.connect(f.deq, new ResetTest.Blocked(top, "c", clk).in);
+        p.wake();
+        sim.run();
+        TimeAverage occupancy = (TimeAverage) stat(f, "occupancy");
+        assertThat(occupancy.level()).isEqualTo(3);
+        top.reset();
+        assertThat(f.size()).isZero();
+        assertThat(occupancy.level()).isZero();
+        vcd.close();
+        List<Long> count = HwWaveAndChecksTest.parse(out.toString()).get("top.q.count");
+        assertThat(count).containsExactly(0L, 1L, 2L, 3L, 0L);
     }
 }
