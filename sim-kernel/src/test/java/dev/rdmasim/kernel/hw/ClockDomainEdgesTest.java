@@ -1,0 +1,141 @@
+package dev.rdmasim.kernel.hw;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.rdmasim.kernel.Simulator;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Clock-domain corners: exact boundaries of conversions and checks, many modules per edge, ports seen between edges. */
+class ClockDomainEdgesTest {
+
+    @Test
+    void conversionsAndChecksAtTheirExactBoundaries() {
+        Simulator sim = new Simulator();
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000, 999);
+        assertThat(c.phasePs()).isEqualTo(999);
+        assertThat(c.name()).isEqualTo("c");
+        assertThat(c.toString()).isEqualTo("c(1000ps)");
+        assertThat(c.psToCycles(0)).isZero();
+        assertThat(c.psToCycles(1)).isEqualTo(1);
+        assertThat(c.psToCycles(1_000)).isEqualTo(1);
+        assertThat(c.psToCycles(1_001)).isEqualTo(2);
+        assertThatThrownBy(() -> c.psToCycles(-1)).hasMessageContaining("negative duration -1 ps");
+        assertThatThrownBy(() -> ClockDomain.ofPeriod(sim, "m", 1_000, -1)).hasMessageContaining("phase -1 ps");
+        assertThat(ClockDomain.ofPeriod(sim, "one", 1).periodPs()).isEqualTo(1);
+        // Exactly 1 THz is a 1 ps period; just above rounds to 0 ps and is refused.
+        assertThat(ClockDomain.ofFrequency(sim, "thz", 1e12).periodPs()).isEqualTo(1);
+        assertThatThrownBy(() -> ClockDomain.ofFrequency(sim, "fast", 2.1e12)).hasMessageContaining("1 THz");
+        assertThatThrownBy(() -> ClockDomain.ofFrequency(sim, "zero", 0)).hasMessageContaining("positive, got 0.0 Hz");
+        assertThatThrownBy(() -> ClockDomain.ofFrequency(sim, "nan", Double.NaN)).hasMessageContaining("positive");
+        assertThatThrownBy(() -> ClockDomain.ofFrequency(sim, "inf", Double.POSITIVE_INFINITY))
+                .hasMessageContaining("positive");
+    }
+
+    @Test
+    void manyModulesWokenForOneEdgeAreEachEvaluatedOnce() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        List<ClockDomainTest.Probe> probes = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            probes.add(new ClockDomainTest.Probe(top, "p" + i, c));
+        }
+        sim.event("wakeAll", () -> {
+            for (ClockDomainTest.Probe p : probes) {
+                p.wake();
+                p.wakeAtCycle(5);
+                p.wakeAtCycle(0);
+                p.wakeIn(9);
+            }
+        }).schedule(500);
+        sim.run();
+        for (ClockDomainTest.Probe p : probes) {
+            assertThat(p.evaluated).containsExactly(1L, 5L, 9L);
+        }
+        assertThat(c.edgesProcessed()).isEqualTo(3);
+        assertThat(c.evaluations()).isEqualTo(300);
+    }
+
+    @Test
+    void timedWakesOfManyModulesForOneEdgeAllRun() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        List<ClockDomainTest.Probe> probes = new ArrayList<>();
+        for (int i = 0; i < 70; i++) {
+            probes.add(new ClockDomainTest.Probe(top, "p" + i, c));
+        }
+        sim.event("arm", () -> probes.forEach(p -> p.wakeIn(3))).schedule(0);
+        sim.run();
+        probes.forEach(p -> assertThat(p.evaluated).containsExactly(3L));
+        assertThat(c.evaluations()).isEqualTo(70);
+    }
+
+    @Test
+    void wakeInNeedsAtLeastOneCycleAndCyclesBeyondTheRangeAreRefused() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        ClockDomainTest.Probe p = new ClockDomainTest.Probe(top, "p", c);
+        assertThatThrownBy(() -> p.wakeIn(0)).hasMessageContaining("wakeIn needs at least 1 cycle, got 0");
+        assertThatThrownBy(() -> p.wakeAtCycle(Long.MAX_VALUE / 2)).hasMessageContaining("beyond the scheduler's range");
+        sim.event("one", () -> p.wakeIn(1)).schedule(2_500);
+        sim.run();
+        assertThat(p.evaluated).containsExactly(3L);
+    }
+
+    /** Offers one item and then, a cycle later, takes it back. */
+    static final class Retractor extends ClockedModule {
+        final OutPort<Integer> out = outPort("out");
+
+        Retractor(Module parent, ClockDomain clock) {
+            super(parent, "r", clock);
+        }
+
+        @Override
+        protected void evaluate() {
+            if (cycle() == 1) {
+                out.offer(7);
+                wake();
+            } else if (cycle() == 2) {
+                out.retract();
+            }
+        }
+    }
+
+    /** Never ready. */
+    static final class Closed extends ClockedModule {
+        final InPort<Integer> in = inPort("in", false);
+
+        Closed(Module parent, ClockDomain clock) {
+            super(parent, "closed", clock);
+        }
+
+        @Override
+        protected void evaluate() {
+        }
+    }
+
+    @Test
+    void portsReadBetweenEdgesAndARetractedOfferNeverMoves() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        Retractor r = new Retractor(top, c);
+        Closed blocked = new Closed(top, c);
+        Channels.connect(r.out, blocked.in);
+        List<String> seen = new ArrayList<>();
+        sim.event("kick", r::wake).schedule(0);
+        sim.event("look", () -> seen.add(r.out.valid() + " " + r.out.bits() + " " + r.out.ready() + " " + r.out.fire()))
+                .schedule(1_500);
+        sim.event("look2", () -> seen.add(r.out.valid() + " " + r.out.bits() + " " + r.out.fire())).schedule(2_500);
+        sim.run();
+        assertThat(seen).containsExactly("true 7 false false", "false null false");
+        Fifo<Integer> f = new Fifo<>(top, "q", c, 1, 1, false, false);
+        assertThatThrownBy(() -> f.deq.offer(1)).hasMessageContaining("port 'top.q.deq' is driven by its queue");
+        assertThatThrownBy(() -> f.deq.retract()).hasMessageContaining("is driven by its queue");
+    }
+}
