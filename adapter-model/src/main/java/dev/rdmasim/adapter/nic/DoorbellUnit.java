@@ -27,7 +27,16 @@ final class DoorbellUnit extends Module {
     }
 
     private final Params params;
-    private WqeFetchEngine fetch;
+    /** Where a rung QP's producer index or a whole BlueFlame WQE goes: the WQE fetch engine. */
+    interface Output {
+        /** The send ring's producer index (16 bits) is now {@code pi}. */
+        void ring(Qp qp, int pi);
+
+        /** A whole WQE came by BlueFlame: true if it was placed as if fetched, false to ring instead. */
+        boolean takeBlueFlame(Qp qp, byte[] wqe, int index, int bbs);
+    }
+
+    private Output fetch;
     private WqeFetchEngine.Output parser;
     private final Counter doorbells;
     private final Counter blueflames;
@@ -40,7 +49,7 @@ final class DoorbellUnit extends Module {
     }
 
     /** Doorbells go to the fetch engine; a BlueFlame WQE it places goes straight to the parser. */
-    void connect(WqeFetchEngine fetchEngine, WqeFetchEngine.Output wqeParser) {
+    void connect(Output fetchEngine, WqeFetchEngine.Output wqeParser) {
         this.fetch = fetchEngine;
         this.parser = wqeParser;
     }

@@ -26,7 +26,7 @@ import dev.rdmasim.kernel.stats.Counter;
  * blocks freed ({@link WqeCredits}), staging or ring room freed by the parser or by retirement
  * ({@link #requeue}), a request's last packet queued ({@link #sentOne}).
  */
-final class WqeFetchEngine extends Module {
+final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
     /** What the block is built with, taken from the profile once. */
     record Params(int slots, int fetchMaxBbs, int prefetchDepth) {
         static Params of(Profile p) {
@@ -101,7 +101,8 @@ final class WqeFetchEngine extends Module {
     }
 
     /** The doorbell unit announced new blocks up to producer index {@code pi} (16 bits). */
-    void ring(Qp qp, int pi) {
+    @Override
+    public void ring(Qp qp, int pi) {
         qp.sqPi = pi;
         queue(qp);
     }
@@ -110,7 +111,8 @@ final class WqeFetchEngine extends Module {
      * A whole WQE came by BlueFlame: if nothing older is missing and there is room, it is placed in the staging
      * buffer as if fetched (true); otherwise the doorbell unit rings instead (false).
      */
-    boolean takeBlueFlame(Qp qp, byte[] wqe, int index, int bbs) {
+    @Override
+    public boolean takeBlueFlame(Qp qp, byte[] wqe, int index, int bbs) {
         if (index == qp.fetchedBb && qp.fetchCount == 0 && index == qp.sqPi
                 && ((qp.fetchedBb - qp.parsedBb) & 0xFFFF) + bbs <= qp.stagingBbs && credits.wqeCacheFree() >= bbs) {
             credits.reserveWqeCache(bbs);
