@@ -73,6 +73,7 @@ public final class Adapter extends Module implements MmioTarget {
     final RequesterTransport req;
     final Transmitter tx;
     final PayloadWriter payload;
+    final RecvWqePrefetcher rq;
     final Receiver rx;
     final FirmwareTables firmware;
     /** QP1, built on first use so an adapter without connection management has none of its statistics or signals. */
@@ -142,7 +143,9 @@ public final class Adapter extends Module implements MmioTarget {
         int txSlots = profile.getInt(NIC_TX_SLOTS);
         tx = new Transmitter(this, txSlots, dma.addChannel("payload", readQueue), req, scheduler);
         payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue));
-        rx = new Receiver(this, payload, dma.addChannel("rqFetch", readQueue));
+        rq = new RecvWqePrefetcher(this, RecvWqePrefetcher.Params.of(profile), work, qps, cqe,
+                dma.addChannel("rqFetch", readQueue));
+        rx = new Receiver(this, payload, rq);
 
         // Hand-offs down the pipeline, and the credits and ready signals that come back up.
         doorbells.connect(fetch, parser);

@@ -4,7 +4,6 @@ import static dev.rdmasim.adapter.format.Command.*;
 
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.CqContext;
-import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.format.MkeyContext;
 import dev.rdmasim.adapter.format.QpContext;
 import dev.rdmasim.adapter.pcie.DmaCallback;

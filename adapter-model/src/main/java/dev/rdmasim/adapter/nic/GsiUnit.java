@@ -5,7 +5,6 @@ import static dev.rdmasim.adapter.config.Parameters.NIC_TX_PACKET_CYCLES;
 
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Doorbells;
-import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.pcie.DmaCallback;
 import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
@@ -16,7 +15,6 @@ import dev.rdmasim.adapter.wire.Opcode;
 import dev.rdmasim.adapter.wire.RoceLayout;
 import dev.rdmasim.adapter.wire.RoceReader;
 import dev.rdmasim.adapter.wire.RoceWriter;
-import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.TimeAverage;

@@ -5,13 +5,7 @@ import static dev.rdmasim.adapter.config.Parameters.*;
 import dev.rdmasim.adapter.format.AccessFlags;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.CqeSyndrome;
-import dev.rdmasim.adapter.format.Doorbells;
-import dev.rdmasim.adapter.format.RecvWqe;
 import dev.rdmasim.adapter.format.WqeOpcode;
-import dev.rdmasim.adapter.pcie.DmaCallback;
-import dev.rdmasim.adapter.pcie.DmaChannel;
-import dev.rdmasim.adapter.pcie.DmaPort;
-import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.adapter.transport.Position;
 import dev.rdmasim.adapter.transport.Psn;
 import dev.rdmasim.adapter.transport.RequestKind;
@@ -23,7 +17,6 @@ import dev.rdmasim.adapter.wire.LinkEndpoint;
 import dev.rdmasim.adapter.wire.Opcode;
 import dev.rdmasim.adapter.wire.RoceReader;
 import dev.rdmasim.kernel.Event;
-import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
 
@@ -31,19 +24,19 @@ import dev.rdmasim.kernel.stats.Counter;
  * The receive engine: takes frames from the wire one at a time (a frame costs the profile's
  * cycles), checks them (Ethernet/IP/UDP/ICRC, then the responder's transport checks in rxe order:
  * PSN, opcode sequence, opcode allowed, resources, length, remote key), and executes them:
- * RDMA WRITE payload is DMA-written to the registered region, SEND payload is scattered into the
- * next receive WQE (fetched from the RQ ring by DMA, after re-reading the doorbell record when no
- * known WQE is left), a READ request is handed to the transmitter to answer. Responses (ACK, NAK,
- * READ response) go to the requester side. A frame whose payload is being written stays held
- * until its writes have left the device, which bounds the data in flight by the link's buffers.
+ * RDMA WRITE payload goes to the payload writer for the registered region, SEND payload is scattered
+ * into the next receive WQE (taken from the receive-WQE prefetcher), a READ request is handed to the
+ * transmitter to answer. Responses (ACK, NAK, READ response) go to the requester transport. A frame
+ * whose payload is being written stays held until its writes have left the device, which bounds the
+ * data in flight by the link's buffers.
  * A frame the engine cannot take yet (busy, waiting for a key or a receive WQE) stays on the link,
  * so the peer sees backpressure rather than loss.
  */
-final class Receiver extends Module implements DmaCallback, PayloadWriter.Written {
+final class Receiver extends Module implements PayloadWriter.Written, RecvWqePrefetcher.Responder {
 
     private final Adapter nic;
     private final PayloadWriter payload;
-    private final DmaPort rqPort;
+    private final RecvWqePrefetcher rq;
     private final RoceReader reader;
     private final Busy busy;
     private final Event stepEvent;
@@ -57,13 +50,6 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
     private boolean waiting;
     private boolean refused;
     private final IntRing cqeWaiters = new IntRing(16);
-    private final IntRing flushQueue = new IntRing(16);
-    private final DmaRequest flushRead = new DmaRequest();
-    private final byte[] flushBuf = new byte[4];
-    private final RecvWqe.Parser recvParser;
-    /** Receive WQEs kept fetched ahead per QP, and the most bytes one ring read asks for. */
-    private final int rqSlots;
-    private final int fetchMaxBytes;
     private final Counter frames;
     private final Counter dropped;
     private final Counter duplicates;
@@ -71,25 +57,19 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
     private final Counter accessErrors;
     private final Counter rnr;
 
-    Receiver(Adapter nic, PayloadWriter payload, DmaChannel rqChannel) {
+    Receiver(Adapter nic, PayloadWriter payload, RecvWqePrefetcher rq) {
         super(nic, "rx");
         this.nic = nic;
         this.payload = payload;
-        rqPort = new DmaPort(rqChannel, 0);
+        this.rq = rq;
         reader = new RoceReader(stats());
         busy = new Busy(this, nic.clock, signal("busy", 1));
         stepEvent = sim().event(fullName() + ".step", this::step);
         retryEvent = sim().event(fullName() + ".retry", this::onRetry);
         packetCycles = nic.profile.getInt(NIC_RX_PACKET_CYCLES);
-        rqSlots = nic.profile.getInt(NIC_RQ_PREFETCH_DEPTH);
-        fetchMaxBytes = nic.profile.getInt(NIC_WQE_FETCH_MAX_BYTES);
         ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
-        recvParser = new RecvWqe.Parser(32);
         payload.connect(this, this::resume);
-        rqPort.onReady(() -> {
-            pumpRecvFlush();
-            resume();
-        });
+        rq.connect(this);
         frames = stats().counter("frames", "frames", "frames received");
         dropped = stats().counter("dropped", "frames", "frames dropped (bad checks, unknown QP, QP in error, silent PSN drops)");
         duplicates = stats().counter("duplicates", "packets", "duplicate request packets re-acknowledged");
@@ -131,7 +111,8 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
     }
 
     /** Something the current frame waited for has arrived (a key line, a receive WQE, a write slot). */
-    void resume() {
+    @Override
+    public void resume() {
         if (current != null && waiting && !stepEvent.scheduled()) {
             waiting = false;
             // Not before the pipeline's cycles for it are over; from then on it runs at its own instant.
@@ -452,55 +433,19 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
     /** The QP went to error: every posted receive WQE completes flushed, once the producer count is known. */
     void startRecvFlush(Qp qp) {
         if (!qp.rqFlushing) {
-            qp.rqFlushing = true;
             qp.recvActive = false;
-            flushQueue.add(qp.qpn);
-            pumpRecvFlush();
+            rq.startFlush(qp);
         }
     }
 
     /** A receive flush is queued or its doorbell-record read is in flight (it names its QP later). */
     boolean recvFlushPending() {
-        return !flushQueue.isEmpty() || flushRead.inEngine();
-    }
-
-    private void pumpRecvFlush() {
-        if (flushQueue.isEmpty() || flushRead.inEngine()) {
-            return;
-        }
-        Qp qp = nic.qp(flushQueue.peek());
-        flushRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, flushBuf, 0, 4, this, qp.qpn | (2L << 32));
-        if (rqPort.offer(nic.ready(flushRead))) {
-            flushQueue.poll();
-        }
-    }
-
-    private void flushRecvs(Qp qp) {
-        while (qp.rqConsumed != qp.rqKnown) {
-            if (nic.cqe.full()) {
-                if (!qp.inRecvCqeQueue) {
-                    qp.inRecvCqeQueue = true;
-                    cqeWaiters.add(qp.qpn);
-                }
-                return;
-            }
-            CqeWriter.Job j = nic.cqe.claim();
-            j.cqn = qp.cfg.recvCqn();
-            j.qpn = qp.qpn;
-            j.opcode = Cqe.RESP_ERR;
-            j.wqeCounter = qp.rqConsumed & 0xFFFF;
-            j.syndrome = CqeSyndrome.WR_FLUSH;
-            nic.cqe.commit();
-            qp.rqConsumed++;
-        }
-        qp.rqCacheFirst = qp.rqConsumed; // what was fetched ahead is flushed with the rest
-        qp.rqCacheCount = 0;
+        return rq.flushPending();
     }
 
     /**
-     * Makes a receive WQE current: 1 ready, 0 none (RNR NAK sent), -1 wait for a DMA read. WQEs come from the QP's
-     * prefetch cache, which {@link #prefetchReceives} keeps topped up in the background, so a stream of SENDs
-     * does not wait a PCIe read for each receive WQE; only an empty cache makes the frame wait.
+     * Makes a receive WQE current: 1 ready, 0 none (RNR NAK sent), -1 wait for a DMA read. WQEs come from the
+     * receive-WQE prefetcher, which keeps them fetched ahead, so only an empty cache makes the frame wait.
      */
     private int takeReceiveWqe(Qp qp) {
         if (qp.recvCqePending) {
@@ -508,33 +453,16 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
             // length, immediate) are the QP's one set: the next message waits for it.
             return -1;
         }
-        if (qp.rqCacheCount == 0) {
-            if (qp.rqFetchInFlight) {
-                return -1;
-            }
-            if (qp.rqConsumed == qp.rqKnown) {
-                if (!qp.rqDbFresh) {
-                    readRqDoorbell(qp); // learn the driver's producer counter
-                    return -1;
-                }
-                // Read since the last take and still nothing posted.
-                qp.rqDbFresh = false;
-                rnr.inc();
-                ack(qp, Aeth.rnrNak(1));
-                return 0;
-            }
-            fetchReceives(qp, rqSlots);
+        int r = rq.take(qp);
+        if (r == RecvWqePrefetcher.WAIT) {
             return -1;
         }
-        if (qp.rqCacheFirst != qp.rqConsumed) {
-            throw new InvariantViolation(fullName() + ": QP " + qp.qpn + " takes receive WQE " + qp.rqConsumed
-                    + " but its prefetch cache starts at " + qp.rqCacheFirst);
+        if (r == RecvWqePrefetcher.NONE_POSTED) {
+            rnr.inc();
+            ack(qp, Aeth.rnrNak(1));
+            return 0;
         }
-        int syn = recvParser.parse(qp.rqCache, (qp.rqCacheFirst % rqSlots) * qp.cfg.rqStrideBytes(), 1 << qp.cfg.rqLogStride(),
-                qp.cfg.maxRecvSge());
-        qp.rqCacheFirst++;
-        qp.rqCacheCount--;
-        qp.rqDbFresh = false;
+        int syn = rq.syndrome();
         qp.recvWqeIndex = qp.rqConsumed & 0xFFFF;
         qp.recvSges = 0;
         qp.recvOffset = 0;
@@ -543,7 +471,7 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
             completeRecv(qp, syn);
             return fatal(qp, Aeth.nak(3));
         }
-        var sg = recvParser.sges();
+        var sg = rq.sges();
         for (int i = 0; i < sg.count(); i++) {
             qp.recvAddr[i] = sg.address(i);
             qp.recvLen[i] = sg.length(i);
@@ -551,91 +479,16 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
         }
         qp.recvSges = sg.count();
         qp.recvActive = true;
-        prefetchReceives(qp);
+        rq.topUp(qp);
         return 1;
     }
 
-    /**
-     * Tops up the QP's receive WQE cache in the background once half of it is used: one read of the next known
-     * WQEs it knows of (contiguous in the ring, at most {@code nic.wqeFetchMaxBytes} in one read).
-     */
-    private void prefetchReceives(Qp qp) {
-        if (qp.rqFetchInFlight || qp.rqFlushing || rqSlots - qp.rqCacheCount < Math.max(1, rqSlots / 2)) {
-            return;
-        }
-        if (qp.rqKnown - (qp.rqCacheFirst + qp.rqCacheCount) > 0) {
-            fetchReceives(qp, rqSlots - qp.rqCacheCount);
-        }
-    }
-
-    /** The QP's prefetch cache and read buffer, made when the responder first reads for it. */
-    private void allocateRqBuffers(Qp qp) {
-        if (qp.rqCache == null) {
-            int stride = qp.cfg.rqStrideBytes();
-            qp.rqCache = new byte[rqSlots * stride];
-            qp.rqStage = new byte[Math.max(4, wqesPerRead(stride) * stride)];
-        }
-    }
-
-    /** Receive WQEs one ring read brings at most: {@code nic.wqeFetchMaxBytes} of them, and at least one. */
-    private int wqesPerRead(int stride) {
-        return Math.max(1, fetchMaxBytes / stride);
-    }
-
-    /** Reads up to {@code room} known receive WQEs following the cache into it (submitted if the channel takes it). */
-    private void fetchReceives(Qp qp, int room) {
-        int stride = qp.cfg.rqStrideBytes();
-        int ring = 1 << qp.cfg.rqLogSize();
-        int next = qp.rqCacheFirst + qp.rqCacheCount;
-        int n = Math.min(Math.min(room, qp.rqKnown - next), Math.min(wqesPerRead(stride), ring - (next & (ring - 1))));
-        allocateRqBuffers(qp);
-        qp.rqRead.read(qp.cfg.rqBase() + (long) (next & (ring - 1)) * stride, qp.rqStage, 0, n * stride, this,
-                qp.qpn | (1L << 32));
-        if (rqPort.offer(nic.ready(qp.rqRead))) {
-            qp.rqFetchInFlight = true;
-            qp.rqFetchCount = n;
-        }
-    }
-
-    /**
-     * Reads the doorbell record's producer counter for a frame that found no known receive WQE. Only then: the
-     * adapter cannot see posts but through this record, and polling it ahead would cost a PCIe read per message.
-     */
-    private void readRqDoorbell(Qp qp) {
-        allocateRqBuffers(qp);
-        qp.rqRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, qp.rqStage, 0, 4, this, qp.qpn);
-        if (rqPort.offer(nic.ready(qp.rqRead))) {
-            qp.rqFetchInFlight = true;
-        }
-    }
-
     @Override
-    public void readDone(DmaRequest r) {
-        Qp qp = nic.qp((int) r.cookie());
-        if ((r.cookie() >>> 32) == 2) {
-            qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(flushBuf, 0) - qp.rqConsumed) & 0xFFFF);
-            flushRecvs(qp);
-            pumpRecvFlush();
-            return;
+    public void waitForCqeSpace(Qp qp) {
+        if (!qp.inRecvCqeQueue) {
+            qp.inRecvCqeQueue = true;
+            cqeWaiters.add(qp.qpn);
         }
-        qp.rqFetchInFlight = false;
-        if (qp.rqFlushing) {
-            resume(); // the flush completes every posted WQE; what was read is not needed
-            return;
-        }
-        if ((r.cookie() >>> 32) == 0) {
-            qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(qp.rqStage, 0) - qp.rqConsumed) & 0xFFFF);
-            qp.rqDbFresh = true;
-        } else {
-            int stride = qp.cfg.rqStrideBytes();
-            int next = qp.rqCacheFirst + qp.rqCacheCount;
-            for (int i = 0; i < qp.rqFetchCount; i++) {
-                System.arraycopy(qp.rqStage, i * stride, qp.rqCache, ((next + i) % rqSlots) * stride, stride);
-            }
-            qp.rqCacheCount += qp.rqFetchCount;
-        }
-        prefetchReceives(qp);
-        resume();
     }
 
     private void completeRecv(Qp qp, int syndrome) {
@@ -652,10 +505,7 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
             return;
         }
         if (nic.cqe.full()) {
-            if (!qp.inRecvCqeQueue) {
-                qp.inRecvCqeQueue = true;
-                cqeWaiters.add(qp.qpn);
-            }
+            waitForCqeSpace(qp);
             return;
         }
         qp.recvCqePending = false;
@@ -685,7 +535,7 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
             qp.inRecvCqeQueue = false;
             maybeRecvCqe(qp);
             if (qp.rqFlushing) {
-                flushRecvs(qp);
+                rq.flushMore(qp);
             }
         }
     }

@@ -3,8 +3,6 @@ package dev.rdmasim.adapter.nic;
 import static dev.rdmasim.adapter.config.Parameters.*;
 
 import dev.rdmasim.adapter.format.AccessFlags;
-import dev.rdmasim.adapter.format.Cqe;
-import dev.rdmasim.adapter.format.CqeSyndrome;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.adapter.pcie.DmaCallback;
 import dev.rdmasim.adapter.pcie.DmaChannel;
