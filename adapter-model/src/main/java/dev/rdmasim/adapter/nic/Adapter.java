@@ -140,8 +140,8 @@ public final class Adapter extends Module implements MmioTarget {
         scheduler = new SendScheduler(qps);
         req = new RequesterTransport(this, RequesterTransport.Params.of(profile), work, qps, credits, fetch, cqe, scheduler,
                 this::reportRetired);
-        int txSlots = profile.getInt(NIC_TX_SLOTS);
-        tx = new Transmitter(this, txSlots, dma.addChannel("payload", readQueue), req, scheduler);
+        tx = new Transmitter(this, Transmitter.Params.of(profile), clock, work, qps, keys, dma.addChannel("payload", readQueue),
+                req, scheduler, mac, ip);
         payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue));
         rq = new RecvWqePrefetcher(this, RecvWqePrefetcher.Params.of(profile), work, qps, cqe,
                 dma.addChannel("rqFetch", readQueue));
@@ -153,6 +153,11 @@ public final class Adapter extends Module implements MmioTarget {
         parser.connect(req::queue, fetch::queue);
         scheduler.connect(req);
         req.connect(tx, rx::startRecvFlush);
+        tx.connect(rx::readResponseDone, () -> {
+            if (gsi != null) {
+                gsi.bufferFree();
+            }
+        });
         firmware.connect(cqe, req, rx);
         cqe.onSpace(req::cqeSpace, rx::cqeSpace);
         keys.addWaiter(tx::pump);

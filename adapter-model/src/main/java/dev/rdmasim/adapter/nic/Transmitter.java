@@ -16,6 +16,7 @@ import dev.rdmasim.adapter.wire.Opcode;
 import dev.rdmasim.adapter.wire.RoceWriter;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.hw.ClockDomain;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.TimeAverage;
@@ -71,7 +72,24 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         }
     }
 
-    private final Adapter nic;
+    /** What the block is built with, taken from the profile once. */
+    record Params(int slots, int pieces, int packetCycles, int mtu) {
+        static Params of(dev.rdmasim.adapter.config.Profile p) {
+            return new Params(p.getInt(NIC_TX_SLOTS), Math.max(4, p.getInt(NDK_MAX_INITIATOR_REQUEST_SGE) + 2),
+                    p.getInt(NIC_TX_PACKET_CYCLES), p.getInt(LINK_MTU));
+        }
+    }
+
+    private final WorkClock work;
+    private final QpTable qps;
+    private final KeyUnit keys;
+    private final long mac;
+    private final int ip;
+    private final int mtu;
+    /** Told when a READ's last response has left: the responder may take the next READ. */
+    private java.util.function.Consumer<Qp> readAnswered = qp -> { };
+    /** Told first when a link buffer frees: QP1 shares the port's buffers and its management frames go first. */
+    private Runnable bufferFreeFirst = () -> { };
     private final Slot[] slots;
     /**
      * Ring of slots: from {@code head}, first {@code held} slots whose frame has been handed to the MAC and that stay
@@ -108,29 +126,35 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
     private final TimeAverage slotsInUse;
     private final dev.rdmasim.kernel.wave.Signal slotsSignal;
 
-    Transmitter(Adapter nic, int slotCount, DmaChannel channel, RequesterTransport req, SendScheduler scheduler) {
-        super(nic, "tx");
-        this.nic = nic;
+    Transmitter(Module parent, Params params, ClockDomain nicClock, WorkClock work, QpTable qps, KeyUnit keys,
+            DmaChannel channel, RequesterTransport req, SendScheduler scheduler, long mac, int ip) {
+        super(parent, "tx");
+        this.work = work;
+        this.qps = qps;
+        this.keys = keys;
+        this.mac = mac;
+        this.ip = ip;
+        this.mtu = params.mtu();
         this.req = req;
         this.scheduler = scheduler;
+        int slotCount = params.slots();
 
-        int pieces = Math.max(4, nic.profile.getInt(NDK_MAX_INITIATOR_REQUEST_SGE) + 2);
+        int pieces = params.pieces();
         slots = new Slot[slotCount];
         freeAt = new long[slotCount];
         for (int i = 0; i < slotCount; i++) {
-            slots[i] = new Slot(i, nic.mtu, pieces);
+            slots[i] = new Slot(i, mtu, pieces);
         }
-        int maxQps = nic.profile.getInt(NIC_MAX_QPS);
         ackQueue = new IntRing(16);
         readQueue = new IntRing(16);
         payloadPort = new DmaPort(channel, slotCount * pieces);
         busySignal = signal("busy", 1);
-        busy = new Busy(this, nic.clock, busySignal);
+        busy = new Busy(this, nicClock, busySignal);
         releaseEvent = sim().event(fullName() + ".release", this::onRelease);
         emitResume = sim().event(fullName() + ".emit", this::emitReady);
-        packetCycles = nic.profile.getInt(NIC_TX_PACKET_CYCLES);
+        packetCycles = params.packetCycles();
         payloadPort.onReady(this::pump);
-        writer.macs(0, nic.mac);
+        writer.macs(0, mac);
         packets = stats().counter("packets", "packets", "frames put on the wire");
         bytes = stats().counter("payloadBytes", "bytes", "payload bytes sent");
         acks = stats().counter("acks", "packets", "ACKs sent");
@@ -141,13 +165,17 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         stats().setRefresh(this::release);
     }
 
+    /** Who hears that a READ's last response left (the responder), and who gets a freed link buffer first (QP1). */
+    void connect(java.util.function.Consumer<Qp> readResponseDone, Runnable firstOnBufferFree) {
+        this.readAnswered = readResponseDone;
+        this.bufferFreeFirst = firstOnBufferFree;
+    }
+
     void attach(LinkEndpoint p) {
         port = p;
         port.onBufferFree(() -> {
             waitingForBuffer = false;
-            if (nic.gsi != null) {
-                nic.gsi.bufferFree(); // QP1 shares the port's buffers; management frames go first
-            }
+            bufferFreeFirst.run();
             emitReady();
         });
     }
@@ -183,7 +211,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         release();
         while (count < slots.length && !payloadPort.blocked()) {
             if (!ackQueue.isEmpty()) {
-                Qp qp = nic.qp(ackQueue.poll());
+                Qp qp = qps.qp(ackQueue.poll());
                 qp.ackQueued = false;
                 Slot s = alloc(KIND_ACK, qp);
                 s.opcode = Opcode.ACKNOWLEDGE;
@@ -195,7 +223,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
                 continue;
             }
             if (!readQueue.isEmpty()) {
-                if (!nextReadResponse(nic.qp(readQueue.peek()))) {
+                if (!nextReadResponse(qps.qp(readQueue.peek()))) {
                     return;
                 }
                 continue;
@@ -209,8 +237,8 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
     @Override
     public int buildRequest(Qp qp, Wr w, int k, int psn, boolean ackRequest) {
         boolean read = w.opcode == WqeOpcode.RDMA_READ;
-        int off = k * nic.mtu;
-        int len = read ? 0 : (int) Math.min(nic.mtu, w.length - off);
+        int off = k * mtu;
+        int len = read ? 0 : (int) Math.min(mtu, w.length - off);
         Slot s = alloc(KIND_REQUEST, qp);
         s.wr = w;
         s.readyPs = Math.max(w.readyPs, s.readyPs);
@@ -220,9 +248,9 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         s.solicited = w.solicited && (k == w.packets - 1);
         s.immediate = w.immediate;
         // A READ asked again from response k names the rest of its range.
-        s.va = w.remoteAddress + (read ? (long) k * nic.mtu : 0);
+        s.va = w.remoteAddress + (read ? (long) k * mtu : 0);
         s.rkey = w.rkey;
-        s.dmaLength = (int) (w.length - (read ? (long) k * nic.mtu : 0));
+        s.dmaLength = (int) (w.length - (read ? (long) k * mtu : 0));
         s.ackRequest = ackRequest;
         if (len > 0) {
             if (w.inline) {
@@ -255,7 +283,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         s.ackRequest = false;
         s.solicited = false;
         s.immediate = 0;
-        s.readyPs = nic.at();
+        s.readyPs = work.at();
         return s;
     }
 
@@ -299,7 +327,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
             long a = Math.max(off, pos);
             long b = Math.min(off + len, pos + w.sgeLen[i]);
             if (a < b) {
-                int st = nic.keys.check(w.sgeKey[i], pd, w.sgeAddr[i] + (a - pos), b - a, 0, false);
+                int st = keys.check(w.sgeKey[i], pd, w.sgeAddr[i] + (a - pos), b - a, 0, false);
                 if (st != KeyUnit.OK) {
                     return st;
                 }
@@ -313,8 +341,8 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
             long b = Math.min(off + len, pos + w.sgeLen[i]);
             while (a < b) {
                 long va = w.sgeAddr[i] + (a - pos);
-                int piece = (int) Math.min(b - a, nic.keys.pageRemaining(w.sgeKey[i], va));
-                n = issueRead(s, n, nic.keys.translate(w.sgeKey[i], va), (int) (a - off), piece);
+                int piece = (int) Math.min(b - a, keys.pageRemaining(w.sgeKey[i], va));
+                n = issueRead(s, n, keys.translate(w.sgeKey[i], va), (int) (a - off), piece);
                 a += piece;
             }
             pos += w.sgeLen[i];
@@ -359,11 +387,11 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         int h = (qp.readHead + qp.readNext) % qp.readVa.length;
         int rkey = qp.readRkey[h];
         int k = qp.readSent;
-        int len = (int) Math.min(nic.mtu, qp.readLength[h] - (long) k * nic.mtu);
-        long va = qp.readVa[h] + (long) k * nic.mtu;
+        int len = (int) Math.min(mtu, qp.readLength[h] - (long) k * mtu);
+        long va = qp.readVa[h] + (long) k * mtu;
         int total = qp.readPackets[h];
         if (len > 0) {
-            int st = nic.keys.check(rkey, qp.cfg.pd(), va, len, AccessFlags.REMOTE_READ, true);
+            int st = keys.check(rkey, qp.cfg.pd(), va, len, AccessFlags.REMOTE_READ, true);
             if (st == KeyUnit.WAIT) {
                 return false;
             }
@@ -381,8 +409,8 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         int n = 0;
         long a = 0;
         while (a < len) {
-            int piece = (int) Math.min(len - a, nic.keys.pageRemaining(rkey, va + a));
-            n = issueRead(s, n, nic.keys.translate(rkey, va + a), (int) a, piece);
+            int piece = (int) Math.min(len - a, keys.pageRemaining(rkey, va + a));
+            n = issueRead(s, n, keys.translate(rkey, va + a), (int) a, piece);
             a += piece;
         }
         qp.readSent++;
@@ -437,7 +465,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
 
     private void emit(Slot s, Frame f, long t) {
         Qp qp = s.qp;
-        writer.macs(qp.peerMac, nic.mac).ipv4(nic.ip, qp.peerIp)
+        writer.macs(qp.peerMac, mac).ipv4(ip, qp.peerIp)
                 .udpSourcePort(RoceWriter.entropyPort(qp.qpn, qp.remoteQpn))
                 .bth(s.opcode, qp.remoteQpn, s.psn).ackRequest(s.ackRequest).solicited(s.solicited);
         if (Opcode.hasReth(s.opcode)) {
@@ -469,7 +497,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
             qp.readHead = (qp.readHead + 1) % qp.readVa.length;
             qp.readCount--;
             qp.readNext--;
-            nic.rx.readResponseDone(qp);
+            readAnswered.accept(qp);
         }
         if (s.kind == KIND_REQUEST) {
             Wr w = s.wr;
