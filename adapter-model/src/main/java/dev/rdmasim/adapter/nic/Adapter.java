@@ -145,7 +145,7 @@ public final class Adapter extends Module implements MmioTarget {
         payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue));
         rq = new RecvWqePrefetcher(this, RecvWqePrefetcher.Params.of(profile), work, qps, cqe,
                 dma.addChannel("rqFetch", readQueue));
-        rx = new Receiver(this, payload, rq);
+        rx = new Receiver(this, Receiver.Params.of(profile), clock, work, qps, keys, payload, rq, cqe, req, tx);
 
         // Hand-offs down the pipeline, and the credits and ready signals that come back up.
         doorbells.connect(fetch, parser);
@@ -206,6 +206,7 @@ public final class Adapter extends Module implements MmioTarget {
             if (port != null) {
                 gsi.attach(port);
             }
+            rx.onDatagram(gsi::receive);
         }
         return gsi;
     }

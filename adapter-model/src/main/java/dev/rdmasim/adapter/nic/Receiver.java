@@ -34,7 +34,22 @@ import dev.rdmasim.kernel.stats.Counter;
  */
 final class Receiver extends Module implements PayloadWriter.Written, RecvWqePrefetcher.Responder {
 
-    private final Adapter nic;
+    /** What the block is built with, taken from the profile once. */
+    record Params(int packetCycles, int ackEvery, int mtu) {
+        static Params of(dev.rdmasim.adapter.config.Profile p) {
+            return new Params(p.getInt(NIC_RX_PACKET_CYCLES), Math.max(1, p.getInt(TRANSPORT_ACK_COALESCE)), p.getInt(LINK_MTU));
+        }
+    }
+
+    private final WorkClock work;
+    private final QpTable qps;
+    private final KeyUnit keys;
+    private final CqeWriter cqe;
+    private final RequesterTransport req;
+    private final Transmitter tx;
+    private final int mtu;
+    /** QP1, once it exists: datagrams go there. */
+    private java.util.function.Consumer<RoceReader> datagrams;
     private final PayloadWriter payload;
     private final RecvWqePrefetcher rq;
     private final RoceReader reader;
@@ -57,17 +72,25 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
     private final Counter accessErrors;
     private final Counter rnr;
 
-    Receiver(Adapter nic, PayloadWriter payload, RecvWqePrefetcher rq) {
-        super(nic, "rx");
-        this.nic = nic;
+    Receiver(Module parent, Params params, dev.rdmasim.kernel.hw.ClockDomain nicClock, WorkClock work, QpTable qps,
+            KeyUnit keys, PayloadWriter payload, RecvWqePrefetcher rq, CqeWriter cqe, RequesterTransport req,
+            Transmitter tx) {
+        super(parent, "rx");
+        this.work = work;
+        this.qps = qps;
+        this.keys = keys;
+        this.cqe = cqe;
+        this.req = req;
+        this.tx = tx;
+        this.mtu = params.mtu();
         this.payload = payload;
         this.rq = rq;
         reader = new RoceReader(stats());
-        busy = new Busy(this, nic.clock, signal("busy", 1));
+        busy = new Busy(this, nicClock, signal("busy", 1));
         stepEvent = sim().event(fullName() + ".step", this::step);
         retryEvent = sim().event(fullName() + ".retry", this::onRetry);
-        packetCycles = nic.profile.getInt(NIC_RX_PACKET_CYCLES);
-        ackEvery = Math.max(1, nic.profile.getInt(TRANSPORT_ACK_COALESCE));
+        packetCycles = params.packetCycles();
+        ackEvery = params.ackEvery();
         payload.connect(this, this::resume);
         rq.connect(this);
         frames = stats().counter("frames", "frames", "frames received");
@@ -76,6 +99,11 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         sequenceErrors = stats().counter("sequenceNaks", "packets", "requests ahead of the expected PSN (sequence NAK)");
         accessErrors = stats().counter("accessNaks", "packets", "requests failing the remote key check or invalid (NAK, QP to error)");
         rnr = stats().counter("rnrNaks", "packets", "SENDs that found no receive WQE (RNR NAK)");
+    }
+
+    /** QP1 exists: UD datagrams go to it from now on (before, they are dropped). */
+    void onDatagram(java.util.function.Consumer<RoceReader> qp1) {
+        this.datagrams = qp1;
     }
 
     void attach(LinkEndpoint p) {
@@ -101,11 +129,11 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         current = f;
         frames.inc();
         currentReadyPs = busy.book(packetCycles);
-        nic.work.ahead(currentReadyPs);
+        work.ahead(currentReadyPs);
         try {
             step();
         } finally {
-            nic.work.present();
+            work.present();
         }
         return true;
     }
@@ -158,8 +186,8 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         int op = reader.opcode();
         if (Opcode.isUd(op)) {
             // A datagram: QP1's business, not an RC QP's (data QPs may share its number).
-            if (nic.gsi != null) {
-                nic.gsi.receive(reader);
+            if (datagrams != null) {
+                datagrams.accept(reader);
             } else {
                 dropped.inc();
             }
@@ -167,7 +195,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
             done();
             return;
         }
-        Qp qp = nic.qpOrNull(reader.destQp());
+        Qp qp = qps.qpOrNull(reader.destQp());
         if (qp == null) {
             dropped.inc();
             f.release();
@@ -178,9 +206,9 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         if (op == Opcode.ACKNOWLEDGE) {
             int syn = reader.aethSyndrome();
             if (Aeth.isAck(syn)) {
-                nic.req.acknowledge(qp, reader.psn());
+                req.acknowledge(qp, reader.psn());
             } else {
-                nic.req.nak(qp, reader.psn(), syn);
+                req.nak(qp, reader.psn(), syn);
             }
             keep = false;
         } else if (op >= Opcode.RDMA_READ_RESPONSE_FIRST && op <= Opcode.RDMA_READ_RESPONSE_ONLY) {
@@ -218,7 +246,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
                 : Opcode.isLast(op) ? Position.LAST : Position.MIDDLE;
         int psn = reader.psn();
         int len = reader.payloadLength();
-        Verdict v = qp.rsp.check(psn, kind, pos, len, nic.mtu);
+        Verdict v = qp.rsp.check(psn, kind, pos, len, mtu);
         switch (v) {
             case DUPLICATE -> {
                 duplicates.inc();
@@ -277,7 +305,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
                         return r;
                     }
                 }
-                int st = nic.keys.check(qp.writeRkey, qp.cfg.pd(), qp.writeVa, len, AccessFlags.REMOTE_WRITE, true);
+                int st = keys.check(qp.writeRkey, qp.cfg.pd(), qp.writeVa, len, AccessFlags.REMOTE_WRITE, true);
                 if (st == KeyUnit.WAIT) {
                     return -1;
                 }
@@ -349,7 +377,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
      * (the ACK may overtake the write itself, as on real adapters, so this is the issue time).
      */
     private void notePlaced(Qp qp, Frame f) {
-        f.placed(nic.at());
+        f.placed(work.at());
     }
 
     private long recvCapacity(Qp qp) {
@@ -366,7 +394,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
      * has been queued and the QP is in error.
      */
     private int checkReth(Qp qp, int access) {
-        int st = nic.keys.check(reader.rethRkey(), qp.cfg.pd(), reader.rethVirtualAddress(),
+        int st = keys.check(reader.rethRkey(), qp.cfg.pd(), reader.rethVirtualAddress(),
                 reader.rethDmaLength() & 0xFFFF_FFFFL, access, true);
         if (st != KeyUnit.OK && st != KeyUnit.WAIT) {
             fatal(qp, Aeth.nak(2));
@@ -382,7 +410,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         long va = reader.rethVirtualAddress();
         int rkey = reader.rethRkey();
         long len = reader.rethDmaLength() & 0xFFFF_FFFFL;
-        int packets = len == 0 ? 1 : (int) ((len + nic.mtu - 1) / nic.mtu);
+        int packets = len == 0 ? 1 : (int) ((len + mtu - 1) / mtu);
         int slot = (qp.readHead + qp.readCount) % qp.readVa.length;
         qp.readVa[slot] = va;
         qp.readRkey[slot] = rkey;
@@ -393,7 +421,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         if (!duplicate) {
             executed(qp, RequestKind.READ, Position.ONLY, packets);
         }
-        nic.tx.queueReadResponse(qp);
+        tx.queueReadResponse(qp);
         return 0;
     }
 
@@ -415,7 +443,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
     private void ack(Qp qp, int syndrome) {
         qp.packetsSinceAck = 0;
         qp.ackSyndrome = syndrome;
-        nic.tx.queueAck(qp);
+        tx.queueAck(qp);
     }
 
     /** A request the responder cannot execute: NAK it, and the responder QP goes to error. */
@@ -426,7 +454,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         qp.state = QpState.ERROR;
         startRecvFlush(qp);
         // Its own send queue is flushed too: the whole QP is in error.
-        nic.req.queue(qp);
+        req.queue(qp);
         return 0;
     }
 
@@ -504,12 +532,12 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         if (!qp.recvCqePending || qp.recvWritesPending > 0) {
             return;
         }
-        if (nic.cqe.full()) {
+        if (cqe.full()) {
             waitForCqeSpace(qp);
             return;
         }
         qp.recvCqePending = false;
-        CqeWriter.Job j = nic.cqe.claim();
+        CqeWriter.Job j = cqe.claim();
         j.cqn = qp.cfg.recvCqn();
         j.qpn = qp.qpn;
         j.wqeCounter = qp.recvWqeIndex;
@@ -524,14 +552,14 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
             j.immediate = qp.recvImmediate;
             j.solicited = qp.recvSolicited;
         }
-        nic.cqe.commit();
+        cqe.commit();
         resume(); // a next message may wait for this CQE
     }
 
     /** The CQE writer has room again. */
     void cqeSpace() {
-        while (!cqeWaiters.isEmpty() && !nic.cqe.full()) {
-            Qp qp = nic.qp(cqeWaiters.poll());
+        while (!cqeWaiters.isEmpty() && !cqe.full()) {
+            Qp qp = qps.qp(cqeWaiters.poll());
             qp.inRecvCqeQueue = false;
             maybeRecvCqe(qp);
             if (qp.rqFlushing) {
@@ -561,29 +589,29 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         if (w != null && behind != null) {
             // The responder answers READs in PSN order: a response of a later READ means the earlier one's missing
             // responses were lost. Ask again now rather than at the timeout.
-            nic.req.readGap(qp, behind);
+            req.readGap(qp, behind);
         }
         if (w == null || Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) != 0) {
             dropped.inc();
             if (w != null && Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) > 0) {
                 // A response is missing: ask again from it at once rather than waiting for the timer.
-                nic.req.readGap(qp, w);
+                req.readGap(qp, w);
             }
             return 0; // Duplicates are simply dropped.
         }
-        int held = payload.scatter(qp, f, reader.payloadOffset(), w.sgeAddr, w.sgeLen, w.sgeKey, w.sgeCount, (long) w.responses * nic.mtu,
+        int held = payload.scatter(qp, f, reader.payloadOffset(), w.sgeAddr, w.sgeLen, w.sgeKey, w.sgeCount, (long) w.responses * mtu,
                 reader.payloadLength(), w);
         if (held == PayloadWriter.WAIT) {
             return -1;
         }
         if (held == PayloadWriter.KEY_ERROR) {
-            nic.req.failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
+            req.failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
             return 0;
         }
         w.responses++;
-        nic.req.readProgress(qp);
+        req.readProgress(qp);
         if (w.responses == w.packets && w.pendingWrites == 0) {
-            nic.req.acknowledge(qp, w.lastPsn());
+            req.acknowledge(qp, w.lastPsn());
         }
         return held;
     }
@@ -594,7 +622,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
     public void written(Qp qp, Wr w) {
         if (w != null) {
             if (w.responses == w.packets && w.pendingWrites == 0) {
-                nic.req.acknowledge(qp, w.lastPsn());
+                req.acknowledge(qp, w.lastPsn());
             }
         } else {
             maybeRecvCqe(qp);
