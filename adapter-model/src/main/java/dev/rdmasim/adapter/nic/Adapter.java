@@ -2,7 +2,6 @@ package dev.rdmasim.adapter.nic;
 
 import static dev.rdmasim.adapter.config.Parameters.*;
 
-import dev.rdmasim.adapter.cache.SetAssocCache;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Command;
@@ -420,31 +419,11 @@ public final class Adapter extends Module implements MmioTarget {
         return firmware.qpState(qpn);
     }
 
-    // ---------------------------------------------------------------- what blocks not yet split out still reach
+    // ---------------------------------------------------------------- for tests and the lifecycle listeners
 
-    /** The replacement policy every context and translation cache uses ({@code nic.cacheReplacement}). */
-    SetAssocCache.Policy cachePolicy() {
-        return SetAssocCache.Policy.of(profile.getString(NIC_CACHE_REPLACEMENT));
-    }
-
+    /** The adapter's state of QP {@code qpn}, for white-box tests. */
     Qp qp(int qpn) {
         return firmware.qp(qpn);
-    }
-
-    Qp qpOrNull(int qpn) {
-        return firmware.qpOrNull(qpn);
-    }
-
-    Cq cq(int cqn) {
-        return firmware.cq(cqn);
-    }
-
-    long at() {
-        return work.at();
-    }
-
-    dev.rdmasim.adapter.pcie.DmaRequest ready(dev.rdmasim.adapter.pcie.DmaRequest r) {
-        return work.ready(r);
     }
 
     void reportRetired(int qpn, int wqeIndex, int wqeOpcode, long bytes, int syndrome, long[] stamps) {
