@@ -175,9 +175,9 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                 throw new UserError(e.getMessage());
             }
             OutputPaths.directory("--out", out);
-            dev.rdmasim.adapter.demo.AdapterDemo.Result r;
+            dev.rdmasim.cli.demo.AdapterDemo.Result r;
             try {
-                r = dev.rdmasim.adapter.demo.AdapterDemo.run(out, seed, p, size, messages, depth, output.signals);
+                r = dev.rdmasim.cli.demo.AdapterDemo.run(out, seed, p, size, messages, depth, output.signals);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write demo output to " + out, e);
             } catch (IllegalArgumentException e) {

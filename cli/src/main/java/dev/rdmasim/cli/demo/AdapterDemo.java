@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.demo;
+package dev.rdmasim.cli.demo;
 
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.driver.HostPair;

@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.demo;
+package dev.rdmasim.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
