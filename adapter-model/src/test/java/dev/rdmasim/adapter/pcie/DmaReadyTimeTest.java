@@ -34,50 +34,12 @@ class DmaReadyTimeTest {
     }
 
     /** Wraps a link end to log every TLP it receives before passing it on. */
-    private static final class Recorder implements LinkEnd {
-        final LinkEnd inner;
-        final Simulator sim;
+    private static final class Recorder {
         final List<Seen> seen = new ArrayList<>();
+        final TlpTap tap;
 
         Recorder(LinkEnd inner, Simulator sim) {
-            this.inner = inner;
-            this.sim = sim;
-        }
-
-        @Override
-        public void receive(Tlp t) {
-            seen.add(new Seen(t.kind, t.address, t.length, t.startPs, t.endPs, sim.now()));
-            inner.receive(t);
-        }
-
-        @Override
-        public void sent(Tlp t) {
-            inner.sent(t);
-        }
-
-        @Override
-        public void txSpace() {
-            inner.txSpace();
-        }
-
-        @Override
-        public boolean bracketsLinkEvents() {
-            return inner.bracketsLinkEvents();
-        }
-
-        @Override
-        public void linkEventBegin() {
-            inner.linkEventBegin();
-        }
-
-        @Override
-        public void linkEventEnd() {
-            inner.linkEventEnd();
-        }
-
-        @Override
-        public void linkEventAbandoned() {
-            inner.linkEventAbandoned();
+            tap = new TlpTap(inner, t -> seen.add(new Seen(t.kind, t.address, t.length, t.startPs, t.endPs, sim.now())));
         }
     }
 
@@ -93,8 +55,8 @@ class DmaReadyTimeTest {
             link = new PcieLink(sim, "pcie", cfg, mem);
             upSeen = new Recorder(link.host().linkEnd, sim);
             downSeen = new Recorder(link.dma().linkEnd, sim);
-            link.up().connect(link.dma().linkEnd, upSeen);
-            link.down().connect(link.host().linkEnd, downSeen);
+            link.up().connect(link.dma().linkEnd, upSeen.tap);
+            link.down().connect(link.host().linkEnd, downSeen.tap);
         }
     }
 

@@ -25,48 +25,12 @@ class DmaSplitTest {
     }
 
     /** Logs every TLP delivered to the wrapped link end. */
-    private static final class Recorder implements LinkEnd {
-        final LinkEnd inner;
+    private static final class Recorder {
         final List<Seen> seen = new ArrayList<>();
+        final TlpTap tap;
 
         Recorder(LinkEnd inner) {
-            this.inner = inner;
-        }
-
-        @Override
-        public void receive(Tlp t) {
-            seen.add(new Seen(t.kind, t.address, t.length));
-            inner.receive(t);
-        }
-
-        @Override
-        public void sent(Tlp t) {
-            inner.sent(t);
-        }
-
-        @Override
-        public void txSpace() {
-            inner.txSpace();
-        }
-
-        @Override
-        public boolean bracketsLinkEvents() {
-            return inner.bracketsLinkEvents();
-        }
-
-        @Override
-        public void linkEventBegin() {
-            inner.linkEventBegin();
-        }
-
-        @Override
-        public void linkEventEnd() {
-            inner.linkEventEnd();
-        }
-
-        @Override
-        public void linkEventAbandoned() {
-            inner.linkEventAbandoned();
+            tap = new TlpTap(inner, t -> seen.add(new Seen(t.kind, t.address, t.length)));
         }
     }
 
@@ -110,8 +74,8 @@ class DmaSplitTest {
         PcieLink link = new PcieLink(sim, "pcie", cfg, mem);
         Recorder atHost = new Recorder(link.host().linkEnd);
         Recorder atDevice = new Recorder(link.dma().linkEnd);
-        link.up().connect(link.dma().linkEnd, atHost);
-        link.down().connect(link.host().linkEnd, atDevice);
+        link.up().connect(link.dma().linkEnd, atHost.tap);
+        link.down().connect(link.host().linkEnd, atDevice.tap);
         DmaChannel ch = link.dma().addChannel("c", 1);
 
         // One request at a time, so the TLPs on the wire are this request's alone and in order.
