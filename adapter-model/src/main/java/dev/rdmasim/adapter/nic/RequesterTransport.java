@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * the PSN to resend (go-back-N) and the payload is read again; a remote-access or invalid-request NAK, or running
  * out of retries, completes the failing request with an error, flushes the rest and moves the QP to error.
  */
-final class RequesterTransport extends Module {
+final class RequesterTransport extends Module implements SendScheduler.Requester {
     static final int INFINITE_RNR_RETRY = 7;
 
     /** What the block is built with, taken from the profile once. */
@@ -109,7 +109,8 @@ final class RequesterTransport extends Module {
     }
 
     /** Decides the next request packet of {@code qp} and has it built: 1 = more to send, 0 = nothing more now, -1 = wait. */
-    int nextRequestPacket(Qp qp) {
+    @Override
+    public int nextRequestPacket(Qp qp) {
         if (qp.state != QpState.READY_TO_SEND || qp.wrSent >= qp.wrCount || qp.rnrWaiting) {
             return 0;
         }

@@ -4,18 +4,24 @@ package dev.rdmasim.adapter.nic;
  * The send scheduler: QPs that have request packets to send, served round robin, one packet per turn, whenever
  * the transmitter has a free slot and no acknowledgement or READ response is waiting ahead of them. A QP whose
  * turn yields nothing now (window full, fenced, READ slots full) leaves the queue until the requester transport
- * queues it again; one that must wait for a key or translation line keeps its place and stops the round.
+ * queues it again; one that must wait for a key or translation line stays in the round (at its back) and stops it.
  */
 final class SendScheduler {
+    /** Who decides a QP's next packet (the requester transport). */
+    interface Requester {
+        /** Has the QP's next request packet built: 1 = more to send, 0 = nothing more now, -1 = wait. */
+        int nextRequestPacket(Qp qp);
+    }
+
     private final QpTable qps;
     private final IntRing queue = new IntRing(16);
-    private RequesterTransport requester;
+    private Requester requester;
 
     SendScheduler(QpTable qps) {
         this.qps = qps;
     }
 
-    void connect(RequesterTransport requesterTransport) {
+    void connect(Requester requesterTransport) {
         this.requester = requesterTransport;
     }
 
