@@ -174,25 +174,17 @@ final class ExplainCommand implements Runnable {
             };
         }
 
+        /** The block named by the stage itself ({@link Stage#block()}), on this request's side. */
         private String block(Stage s) {
-            return switch (s) {
-                case POSTED, POLLED -> "host" + me + ".cpu";
-                case DOORBELL -> "nic" + me + ".pcie";
-                case WQE_FETCHED -> blueFlame() ? "nic" + me + ".parse" : "nic" + me + ".fetch";
-                case PAYLOAD_READ -> "nic" + me + ".pcie";
-                case FIRST_PACKET -> "nic" + me + ".tx";
-                case LAST_PACKET -> "wire." + (me.equals("A") ? "aToB" : "bToA");
-                case REMOTE_PLACED -> "nic" + other + ".rx";
-                case ACKED -> "nic" + me + ".rx";
-                case CQE_WRITTEN -> "nic" + me + ".cqe";
-            };
+            return s.block().name(me, other);
         }
 
-        /** A DMA fetch costs at least a PCIe read round trip: a WQE in the adapter sooner came whole by BlueFlame. */
+        /**
+         * The adapter recorded how the WQE came: one written whole by BlueFlame is never fetched, so its
+         * {@link Stage#WQE_FETCHED} stays empty while its doorbell is stamped.
+         */
         private boolean blueFlame() {
-            long d = r.at(Stage.DOORBELL);
-            long w = r.at(Stage.WQE_FETCHED);
-            return d != Stage.NOT_REACHED && w != Stage.NOT_REACHED && w - d < roundTripPs;
+            return r.at(Stage.DOORBELL) != Stage.NOT_REACHED && r.at(Stage.WQE_FETCHED) == Stage.NOT_REACHED;
         }
 
         private long cyclesPs(dev.rdmasim.adapter.config.Parameter<Long> cycles, Profile p) {
@@ -229,7 +221,7 @@ final class ExplainCommand implements Runnable {
         private String beyond(Stage s, long delta) {
             long least = switch (s) {
                 case PAYLOAD_READ -> roundTripPs;
-                case WQE_FETCHED -> blueFlame() ? -1 : roundTripPs;
+                case WQE_FETCHED -> roundTripPs;
                 case CQE_WRITTEN -> cyclesPs(NIC_CQE_CYCLES, here) + here.getLong(PCIE_LINK_LATENCY);
                 default -> -1;
             };
@@ -251,10 +243,7 @@ final class ExplainCommand implements Runnable {
                         + "write-combined chunks" : "the CPU rang the doorbell with an 8 B MMIO store")
                         + "; the posted write crossed PCIe (pcie.linkLatency " + ns(here.getLong(PCIE_LINK_LATENCY))
                         + " plus the TLP's serialization)";
-                case WQE_FETCHED -> blueFlame()
-                        ? "no WQE fetch: the WQE came whole through BlueFlame with the doorbell; the adapter only "
-                        + "parsed it (nic.wqeParseCycles = " + ns(cyclesPs(NIC_WQE_PARSE_CYCLES, here)) + ")"
-                        : "the fetch engine DMA-read the WQE from the send ring: a PCIe read round trip of at least "
+                case WQE_FETCHED -> "the fetch engine DMA-read the WQE from the send ring: a PCIe read round trip of at least "
                         + ns(roundTripPs) + " (2 x pcie.linkLatency + pcie.hostReadLatency "
                         + ns(here.getLong(PCIE_HOST_READ_LATENCY)) + ") plus parsing";
                 case PAYLOAD_READ -> "the adapter DMA-read the first packet's payload (" + Math.min(r.bytes(), mtu)
@@ -279,8 +268,9 @@ final class ExplainCommand implements Runnable {
                         + "PCIe write, landed after pcie.linkLatency plus its TLP";
                 case POLLED -> (r.flags() & NdkOpFlags.NDK_OP_FLAG_SILENT_SUCCESS) != 0
                         ? "unsignaled: it was retired with the completion of a later request, taken here"
-                        : "the consumer's poll took the completion (host.pollTime "
-                        + ns(here.getLong(HOST_POLL_TIME)) + " per look at the ring)";
+                        : "the consumer's poll call took the completion and returned: host.pollTime "
+                        + ns(here.getLong(HOST_POLL_TIME)) + " of CPU time per entry it read, after any work the "
+                        + "CPU had queued";
             };
         }
 
@@ -290,7 +280,11 @@ final class ExplainCommand implements Runnable {
                         ? "no payload read: INLINE put the " + r.bytes() + " B in the WQE itself"
                         : r.op().equals("read") ? "no payload read: a READ carries no payload out"
                         : "no payload read (" + r.bytes() + " B)";
-                case WQE_FETCHED -> "no WQE fetch recorded";
+                case WQE_FETCHED -> blueFlame()
+                        ? "no WQE fetch: the WQE came whole through BlueFlame with the doorbell; the adapter only "
+                        + "parsed it (nic.wqeParseCycles = " + ns(cyclesPs(NIC_WQE_PARSE_CYCLES, here)) + ", part of the "
+                        + "next step)"
+                        : "no WQE fetch recorded";
                 case POLLED -> "never polled before the replay ended";
                 default -> "not reached (the request failed or was flushed before this stage)";
             };

@@ -111,6 +111,33 @@ class HostDriverTest {
     }
 
     @Test
+    void aBlueFlameWqeRecordsNoFetchStageAndAFetchedOneDoes() {
+        for (boolean bf : new boolean[] {true, false}) {
+            Simulator sim = new Simulator(1);
+            HostPair p = HostPair.create(sim, Profile.defaults());
+            HostPair.Side a = p.a();
+            a.sq().setBlueFlame(bf);
+            List<long[]> seen = new ArrayList<>();
+            a.driver().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> seen.add(stamps.clone()));
+            byte[] data = pattern(5, 40);
+            assertThat(a.sq().postInline(1, WqeOpcode.RDMA_WRITE, SendQueue.SIGNALED, 0, p.b().mr().address(),
+                    p.b().mr().rkey(), data, 0, data.length)).isTrue();
+            sim.runUntil(RUN);
+            assertThat(seen).hasSize(1);
+            long[] s = seen.get(0);
+            assertThat(s[dev.rdmasim.adapter.nic.Stage.DOORBELL.ordinal()]).isPositive();
+            assertThat(s[dev.rdmasim.adapter.nic.Stage.FIRST_PACKET.ordinal()]).isPositive();
+            if (bf) {
+                assertThat(s[dev.rdmasim.adapter.nic.Stage.WQE_FETCHED.ordinal()]).as("no fetch after BlueFlame")
+                        .isEqualTo(dev.rdmasim.adapter.nic.Stage.NOT_REACHED);
+            } else {
+                assertThat(s[dev.rdmasim.adapter.nic.Stage.WQE_FETCHED.ordinal()]).as("fetched by DMA")
+                        .isGreaterThan(s[dev.rdmasim.adapter.nic.Stage.DOORBELL.ordinal()]);
+            }
+        }
+    }
+
+    @Test
     void blueFlameCarriesWqesUpToHalfTheRegisterAndLargerOnesRingTheDoorbell() {
         Simulator sim = new Simulator(1);
         HostPair p = HostPair.create(sim, Profile.defaults());

@@ -963,7 +963,9 @@ public final class Replay {
         outputs.completion(sim.now(), hostNames[c.host], String.valueOf(r.qpContext), c.name,
                 req == null ? "" : req.ctx, op, r.status, bytes);
         if (req != null) {
-            lifecycle.polled(req, sim.now());
+            // The poll call charged host.pollTime per entry to the CPU: the consumer has the completion when the
+            // CPU is done with that call, not at the instant the CQE landed.
+            lifecycle.polled(req, topology.host(c.host).cpu().freeAt());
             if (req.expectAt != null) {
                 expecting.remove(req);
                 if (r.status != req.expect) {
