@@ -68,6 +68,7 @@ final class ExplainCommand implements Runnable {
             throw new UserError(e.getMessage());
         }
         Replay.RequestStages[] found = {null};
+        List<Replay.RequestStages> receives = new ArrayList<>();
         long[] count = {0};
         Profile[] profiles = new Profile[2];
         try {
@@ -78,6 +79,10 @@ final class ExplainCommand implements Runnable {
                     profiles[h] = in.topology().host(h).adapter().profile();
                 }
             }, r -> {
+                if (r.op().equals("receive")) {
+                    receives.add(r);
+                    return;
+                }
                 count[0]++;
                 boolean match = ctx != null ? ctx.equals(r.ctx()) : r.seq() == n;
                 // Rows come in retirement order; the wanted one is the earliest posted that matches.
@@ -97,7 +102,28 @@ final class ExplainCommand implements Runnable {
         }
         PrintWriter p = spec.commandLine().getOut();
         new Narrator(found[0], profiles).print(p, trace);
+        Replay.RequestStages consumed = consumedReceive(found[0], receives);
+        if (consumed != null) {
+            new Narrator(found[0], profiles).printReceive(p, consumed);
+        }
         p.flush();
+    }
+
+    /**
+     * The receive the request consumed at the peer, if any (a SEND, or a WRITE with immediate): the adapter stamps the
+     * request's placement and the receive's at the same event, the last byte of the message handed to PCIe there.
+     */
+    static Replay.RequestStages consumedReceive(Replay.RequestStages r, List<Replay.RequestStages> receives) {
+        long placed = r.at(Stage.REMOTE_PLACED);
+        if (placed == Stage.NOT_REACHED || r.op().equals("read")) {
+            return null;
+        }
+        for (Replay.RequestStages v : receives) {
+            if (v.host() != r.host() && v.at(Stage.REMOTE_PLACED) == placed) {
+                return v;
+            }
+        }
+        return null;
     }
 
     /** Turns one request's stage times into sentences, with the figures of the profiles that explain them. */
@@ -141,6 +167,31 @@ final class ExplainCommand implements Runnable {
             long total = r.at(Stage.POLLED) != Stage.NOT_REACHED ? r.at(Stage.POLLED) - r.at(Stage.POSTED) : -1;
             if (total >= 0) {
                 p.printf(Locale.ROOT, "  post to poll: %s%n", ns(total));
+            }
+        }
+
+        /** The receiver's side: which receive WQE the message consumed, its CQE and its poll. */
+        void printReceive(PrintWriter p, Replay.RequestStages v) {
+            p.printf(Locale.ROOT, "at host %s: the message consumed receive %s on %s (posted at %s), %d B%n", other,
+                    v.ctx().isEmpty() ? "(no ctx)" : "ctx=" + v.ctx(), v.qp(), ns(v.at(Stage.POSTED)), v.bytes());
+            long placed = v.at(Stage.REMOTE_PLACED);
+            long cqe = v.at(Stage.CQE_WRITTEN);
+            long polled = v.at(Stage.POLLED);
+            p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(placed), "", "nic" + other + ".rx",
+                    "placed: the last byte of the message went to PCIe into the receive's buffers");
+            if (cqe != Stage.NOT_REACHED) {
+                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(cqe), "+" + ns(cqe - placed),
+                        Stage.CQE_WRITTEN.block().name(other, me), "receive CQE written: after the payload's writes "
+                        + "left, the CQE writer built it (nic.cqeCycles = " + ns(cyclesPs(NIC_CQE_CYCLES, peer))
+                        + ") and DMA-wrote it into the receive CQ");
+            }
+            if (polled != Stage.NOT_REACHED && cqe != Stage.NOT_REACHED) {
+                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(polled), "+" + ns(polled - cqe),
+                        Stage.POLLED.block().name(other, me), "polled: host " + other + "'s poll call took the "
+                        + "receive completion (host.pollTime " + ns(peer.getLong(HOST_POLL_TIME)) + " per entry)");
+            } else {
+                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", "-", "", Stage.POLLED.block().name(other, me),
+                        "polled: never polled before the replay ended");
             }
         }
 

@@ -36,6 +36,9 @@ class ExplainCommandTest {
     private static List<String> stageLines(String out) {
         List<String> lines = new ArrayList<>();
         for (String l : out.split("\n")) {
+            if (l.startsWith("at host ")) {
+                break; // the receiver's side follows
+            }
             if (l.startsWith("  ") && !l.trim().startsWith("time") && !l.trim().startsWith("post to poll")) {
                 lines.add(l);
             }
@@ -112,6 +115,24 @@ class ExplainCommandTest {
         Cli c = Cli.run("explain", EXAMPLES.resolve("quickstart.trace").toString(), "--request", "1");
         String poll = stageLines(c.out()).get(STAGES.length - 1);
         assertThat(poll).contains("hostA.cpu").contains("host.pollTime").doesNotContain("+0.000 ns");
+    }
+
+    @Test
+    void aSendIsFollowedToTheReceiveItConsumedAndThatReceivesCqe() throws IOException {
+        String[] send = lifecycle("pingpong.trace", "ping0");
+        String[] recv = lifecycle("pingpong.trace", "b0");
+        assertThat(recv[3]).isEqualTo("receive");
+        Cli c = Cli.run("explain", EXAMPLES.resolve("pingpong.trace").toString(), "--ctx", "ping0");
+        assertThat(c.code()).as(c.err()).isZero();
+        assertMatchesLifecycle(c, send);
+        assertThat(c.out()).contains("at host B: the message consumed receive ctx=b0 on B.qp")
+                .contains(ns(recv[10]) + " ").contains(ns(recv[12]) + " ").contains(ns(recv[13]) + " ")
+                .contains("nicB.rx    placed").contains("nicB.cqe").contains("hostB.cpu").contains("receive CQE written");
+        // Receives are not initiator requests: they are neither counted nor matched.
+        Cli none = Cli.run("explain", EXAMPLES.resolve("pingpong.trace").toString(), "--ctx", "b0");
+        assertThat(none.code()).isEqualTo(2);
+        Cli write = Cli.run("explain", EXAMPLES.resolve("quickstart.trace").toString(), "--request", "1");
+        assertThat(write.out()).doesNotContain("consumed receive");
     }
 
     @Test

@@ -133,6 +133,8 @@ final class Qp {
     boolean inReadQueue;
     // Responder: writes of the current SEND still in flight, and the CQE waiting for them.
     int recvWritesPending;
+    /** When the last byte of the message being received was handed to PCIe (for the receive's lifecycle). */
+    long recvPlacedPs = Stage.NOT_REACHED;
     boolean recvCqePending;
     int recvByteCount;
     int recvImmediate;

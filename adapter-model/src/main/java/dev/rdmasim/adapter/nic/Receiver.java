@@ -369,6 +369,7 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
      */
     private void notePlaced(Qp qp, Frame f) {
         f.placed(nic.at());
+        qp.recvPlacedPs = nic.at();
     }
 
     private long recvCapacity(Qp qp) {
@@ -673,7 +674,13 @@ final class Receiver extends Module implements DmaCallback, PayloadWriter.Writte
             j.byteCount = qp.recvByteCount;
             j.immediate = qp.recvImmediate;
             j.solicited = qp.recvSolicited;
+            // Reported to the lifecycle listeners when the CQE has landed (the writer stamps CQE_WRITTEN).
+            j.report = true;
+            j.receive = true;
+            j.bytes = qp.recvByteCount;
+            j.stamps[Stage.REMOTE_PLACED.ordinal()] = qp.recvPlacedPs;
         }
+        qp.recvPlacedPs = Stage.NOT_REACHED;
         nic.cqe.commit();
         resume(); // a next message may wait for this CQE
     }

@@ -291,6 +291,40 @@ class HostDriverTest {
     }
 
     @Test
+    void consumedReceivesAreReportedWithTheirPlacementAndCqe() {
+        Simulator sim = new Simulator(1);
+        HostPair p = HostPair.create(sim, Profile.defaults());
+        HostPair.Side a = p.a();
+        HostPair.Side b = p.b();
+        List<long[]> sent = new ArrayList<>();
+        List<String> received = new ArrayList<>();
+        List<long[]> receivedStamps = new ArrayList<>();
+        a.driver().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> sent.add(stamps.clone()));
+        b.driver().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> {
+            received.add(op + " " + idx + " " + bytes);
+            receivedStamps.add(stamps.clone());
+        });
+        assertThat(b.rq().post(500, new SgeList(1).set(b.mr(), 0, 4096))).isTrue();
+        assertThat(b.rq().post(501, new SgeList(1).set(b.mr(), 8192, 64))).isTrue();
+        assertThat(a.sq().post(1, WqeOpcode.SEND, SendQueue.SIGNALED, 0, 0, 0,
+                new SgeList(1).set(a.mr(), 0, 1000))).isTrue();
+        assertThat(a.sq().post(2, WqeOpcode.RDMA_WRITE_IMM, SendQueue.SIGNALED, 0x1234, b.mr().address() + 30000,
+                b.mr().rkey(), new SgeList(1).set(a.mr(), 0, 10))).isTrue();
+        sim.runUntil(RUN);
+        int receive = dev.rdmasim.adapter.nic.LifecycleListener.RECEIVE;
+        assertThat(received).containsExactly(receive + " 0 1000", receive + " 1 10");
+        int placed = dev.rdmasim.adapter.nic.Stage.REMOTE_PLACED.ordinal();
+        int cqe = dev.rdmasim.adapter.nic.Stage.CQE_WRITTEN.ordinal();
+        for (int i = 0; i < 2; i++) {
+            long[] r = receivedStamps.get(i);
+            assertThat(r[placed]).as("the receive is placed at the instant the sender's request records").isPositive()
+                    .isEqualTo(sent.get(i)[placed]);
+            assertThat(r[cqe]).as("its CQE after its data").isGreaterThan(r[placed]);
+            assertThat(r[dev.rdmasim.adapter.nic.Stage.DOORBELL.ordinal()]).isEqualTo(dev.rdmasim.adapter.nic.Stage.NOT_REACHED);
+        }
+    }
+
+    @Test
     void sendWithImmediateConsumesAReceiveAndReportsIt() {
         Simulator sim = new Simulator(1);
         HostPair p = HostPair.create(sim, Profile.defaults());
