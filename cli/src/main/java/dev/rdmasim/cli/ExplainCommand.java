@@ -68,6 +68,7 @@ final class ExplainCommand implements Runnable {
             throw new UserError(e.getMessage());
         }
         Replay.RequestStages[] found = {null};
+        List<Replay.RequestStages> receives = new ArrayList<>();
         long[] count = {0};
         Profile[] profiles = new Profile[2];
         try {
@@ -78,6 +79,10 @@ final class ExplainCommand implements Runnable {
                     profiles[h] = in.topology().host(h).adapter().profile();
                 }
             }, r -> {
+                if (r.op().equals("receive")) {
+                    receives.add(r);
+                    return;
+                }
                 count[0]++;
                 boolean match = ctx != null ? ctx.equals(r.ctx()) : r.seq() == n;
                 // Rows come in retirement order; the wanted one is the earliest posted that matches.
@@ -97,7 +102,28 @@ final class ExplainCommand implements Runnable {
         }
         PrintWriter p = spec.commandLine().getOut();
         new Narrator(found[0], profiles).print(p, trace);
+        Replay.RequestStages consumed = consumedReceive(found[0], receives);
+        if (consumed != null) {
+            new Narrator(found[0], profiles).printReceive(p, consumed);
+        }
         p.flush();
+    }
+
+    /**
+     * The receive the request consumed at the peer, if any (a SEND, or a WRITE with immediate): the adapter stamps the
+     * request's placement and the receive's at the same event, the last byte of the message handed to PCIe there.
+     */
+    static Replay.RequestStages consumedReceive(Replay.RequestStages r, List<Replay.RequestStages> receives) {
+        long placed = r.at(Stage.REMOTE_PLACED);
+        if (placed == Stage.NOT_REACHED || r.op().equals("read")) {
+            return null;
+        }
+        for (Replay.RequestStages v : receives) {
+            if (v.host() != r.host() && v.at(Stage.REMOTE_PLACED) == placed) {
+                return v;
+            }
+        }
+        return null;
     }
 
     /** Turns one request's stage times into sentences, with the figures of the profiles that explain them. */
@@ -144,6 +170,31 @@ final class ExplainCommand implements Runnable {
             }
         }
 
+        /** The receiver's side: which receive WQE the message consumed, its CQE and its poll. */
+        void printReceive(PrintWriter p, Replay.RequestStages v) {
+            p.printf(Locale.ROOT, "at host %s: the message consumed receive %s on %s (posted at %s), %d B%n", other,
+                    v.ctx().isEmpty() ? "(no ctx)" : "ctx=" + v.ctx(), v.qp(), ns(v.at(Stage.POSTED)), v.bytes());
+            long placed = v.at(Stage.REMOTE_PLACED);
+            long cqe = v.at(Stage.CQE_WRITTEN);
+            long polled = v.at(Stage.POLLED);
+            p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(placed), "", "nic" + other + ".rx",
+                    "placed: the last byte of the message went to PCIe into the receive's buffers");
+            if (cqe != Stage.NOT_REACHED) {
+                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(cqe), "+" + ns(cqe - placed),
+                        Stage.CQE_WRITTEN.block().name(other, me), "receive CQE written: after the payload's writes "
+                        + "left, the CQE writer built it (nic.cqeCycles = " + ns(cyclesPs(NIC_CQE_CYCLES, peer))
+                        + ") and DMA-wrote it into the receive CQ");
+            }
+            if (polled != Stage.NOT_REACHED && cqe != Stage.NOT_REACHED) {
+                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(polled), "+" + ns(polled - cqe),
+                        Stage.POLLED.block().name(other, me), "polled: host " + other + "'s poll call took the "
+                        + "receive completion (host.pollTime " + ns(peer.getLong(HOST_POLL_TIME)) + " per entry)");
+            } else {
+                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", "-", "", Stage.POLLED.block().name(other, me),
+                        "polled: never polled before the replay ended");
+            }
+        }
+
         private String flagText() {
             List<String> f = new ArrayList<>();
             if ((r.flags() & NdkOpFlags.NDK_OP_FLAG_INLINE) != 0) {
@@ -174,25 +225,17 @@ final class ExplainCommand implements Runnable {
             };
         }
 
+        /** The block named by the stage itself ({@link Stage#block()}), on this request's side. */
         private String block(Stage s) {
-            return switch (s) {
-                case POSTED, POLLED -> "host" + me + ".cpu";
-                case DOORBELL -> "nic" + me + ".pcie";
-                case WQE_FETCHED -> blueFlame() ? "nic" + me + ".parse" : "nic" + me + ".fetch";
-                case PAYLOAD_READ -> "nic" + me + ".pcie";
-                case FIRST_PACKET -> "nic" + me + ".tx";
-                case LAST_PACKET -> "wire." + (me.equals("A") ? "aToB" : "bToA");
-                case REMOTE_PLACED -> "nic" + other + ".rx";
-                case ACKED -> "nic" + me + ".rx";
-                case CQE_WRITTEN -> "nic" + me + ".cqe";
-            };
+            return s.block().name(me, other);
         }
 
-        /** A DMA fetch costs at least a PCIe read round trip: a WQE in the adapter sooner came whole by BlueFlame. */
+        /**
+         * The adapter recorded how the WQE came: one written whole by BlueFlame is never fetched, so its
+         * {@link Stage#WQE_FETCHED} stays empty while its doorbell is stamped.
+         */
         private boolean blueFlame() {
-            long d = r.at(Stage.DOORBELL);
-            long w = r.at(Stage.WQE_FETCHED);
-            return d != Stage.NOT_REACHED && w != Stage.NOT_REACHED && w - d < roundTripPs;
+            return r.at(Stage.DOORBELL) != Stage.NOT_REACHED && r.at(Stage.WQE_FETCHED) == Stage.NOT_REACHED;
         }
 
         private long cyclesPs(dev.rdmasim.adapter.config.Parameter<Long> cycles, Profile p) {
@@ -229,7 +272,7 @@ final class ExplainCommand implements Runnable {
         private String beyond(Stage s, long delta) {
             long least = switch (s) {
                 case PAYLOAD_READ -> roundTripPs;
-                case WQE_FETCHED -> blueFlame() ? -1 : roundTripPs;
+                case WQE_FETCHED -> roundTripPs;
                 case CQE_WRITTEN -> cyclesPs(NIC_CQE_CYCLES, here) + here.getLong(PCIE_LINK_LATENCY);
                 default -> -1;
             };
@@ -251,10 +294,7 @@ final class ExplainCommand implements Runnable {
                         + "write-combined chunks" : "the CPU rang the doorbell with an 8 B MMIO store")
                         + "; the posted write crossed PCIe (pcie.linkLatency " + ns(here.getLong(PCIE_LINK_LATENCY))
                         + " plus the TLP's serialization)";
-                case WQE_FETCHED -> blueFlame()
-                        ? "no WQE fetch: the WQE came whole through BlueFlame with the doorbell; the adapter only "
-                        + "parsed it (nic.wqeParseCycles = " + ns(cyclesPs(NIC_WQE_PARSE_CYCLES, here)) + ")"
-                        : "the fetch engine DMA-read the WQE from the send ring: a PCIe read round trip of at least "
+                case WQE_FETCHED -> "the fetch engine DMA-read the WQE from the send ring: a PCIe read round trip of at least "
                         + ns(roundTripPs) + " (2 x pcie.linkLatency + pcie.hostReadLatency "
                         + ns(here.getLong(PCIE_HOST_READ_LATENCY)) + ") plus parsing";
                 case PAYLOAD_READ -> "the adapter DMA-read the first packet's payload (" + Math.min(r.bytes(), mtu)
@@ -279,8 +319,9 @@ final class ExplainCommand implements Runnable {
                         + "PCIe write, landed after pcie.linkLatency plus its TLP";
                 case POLLED -> (r.flags() & NdkOpFlags.NDK_OP_FLAG_SILENT_SUCCESS) != 0
                         ? "unsignaled: it was retired with the completion of a later request, taken here"
-                        : "the consumer's poll took the completion (host.pollTime "
-                        + ns(here.getLong(HOST_POLL_TIME)) + " per look at the ring)";
+                        : "the consumer's poll call took the completion and returned: host.pollTime "
+                        + ns(here.getLong(HOST_POLL_TIME)) + " of CPU time per entry it read, after any work the "
+                        + "CPU had queued";
             };
         }
 
@@ -290,7 +331,11 @@ final class ExplainCommand implements Runnable {
                         ? "no payload read: INLINE put the " + r.bytes() + " B in the WQE itself"
                         : r.op().equals("read") ? "no payload read: a READ carries no payload out"
                         : "no payload read (" + r.bytes() + " B)";
-                case WQE_FETCHED -> "no WQE fetch recorded";
+                case WQE_FETCHED -> blueFlame()
+                        ? "no WQE fetch: the WQE came whole through BlueFlame with the doorbell; the adapter only "
+                        + "parsed it (nic.wqeParseCycles = " + ns(cyclesPs(NIC_WQE_PARSE_CYCLES, here)) + ", part of the "
+                        + "next step)"
+                        : "no WQE fetch recorded";
                 case POLLED -> "never polled before the replay ended";
                 default -> "not reached (the request failed or was flushed before this stage)";
             };

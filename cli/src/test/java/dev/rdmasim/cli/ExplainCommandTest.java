@@ -36,6 +36,9 @@ class ExplainCommandTest {
     private static List<String> stageLines(String out) {
         List<String> lines = new ArrayList<>();
         for (String l : out.split("\n")) {
+            if (l.startsWith("at host ")) {
+                break; // the receiver's side follows
+            }
             if (l.startsWith("  ") && !l.trim().startsWith("time") && !l.trim().startsWith("post to poll")) {
                 lines.add(l);
             }
@@ -67,7 +70,7 @@ class ExplainCommandTest {
         assertMatchesLifecycle(c, lifecycle("quickstart.trace", "hello"));
         // 4 KiB over a 1 KiB MTU: four frames, named by their opcodes; the blocks are named.
         assertThat(c.out()).contains("4 frames: RDMA WRITE First, 2 Middle, RDMA WRITE Last")
-                .contains("nicA.tx").contains("wire.aToB").contains("nicB.rx").contains("nicA.cqe")
+                .contains("nicA.tx").contains("nicA.req").contains("nicB.rx").contains("nicA.cqe")
                 .contains("no WQE fetch: the WQE came whole through BlueFlame");
     }
 
@@ -85,6 +88,51 @@ class ExplainCommandTest {
         assertMatchesLifecycle(inline, lifecycle("inline-vs-dma.trace", "inline"));
         assertThat(inline.out()).contains("no payload read: INLINE put the 64 B in the WQE itself")
                 .contains("no WQE fetch: the WQE came whole through BlueFlame");
+    }
+
+    @Test
+    void howTheWqeCameIsReadFromTheRecordedStagesNotGuessedFromTiming() throws IOException {
+        // Posted alone, the WQE goes by BlueFlame: the adapter records no fetch, and explain says so.
+        String[] bf = lifecycle("quickstart.trace", "hello");
+        assertThat(bf[6]).as("wqe_fetched of a BlueFlame WQE").isEmpty();
+        // Posted with DEFER, the WQEs wait for one doorbell and are fetched by DMA.
+        String[] fetched = lifecycle("doorbell-batching.trace", "batched0");
+        assertThat(fetched[6]).as("wqe_fetched of a fetched WQE").isNotEmpty();
+        Cli c = Cli.run("explain", EXAMPLES.resolve("doorbell-batching.trace").toString(), "--ctx", "batched0");
+        assertThat(c.code()).as(c.err()).isZero();
+        assertMatchesLifecycle(c, fetched);
+        assertThat(c.out()).contains("the CPU rang the doorbell with an 8 B MMIO store")
+                .contains("nicA.fetch").contains("the fetch engine DMA-read the WQE").doesNotContain("BlueFlame");
+    }
+
+    @Test
+    void thePollStageShowsThePollCallsCpuTime() throws IOException {
+        String[] row = lifecycle("quickstart.trace", "hello");
+        long cqe = Long.parseLong(row[12]);
+        long polled = Long.parseLong(row[13]);
+        // host.pollTime is 20 ns by default: the poll call returns at least that long after the CQE landed.
+        assertThat(polled - cqe).as("poll after CQE").isGreaterThanOrEqualTo(20_000);
+        Cli c = Cli.run("explain", EXAMPLES.resolve("quickstart.trace").toString(), "--request", "1");
+        String poll = stageLines(c.out()).get(STAGES.length - 1);
+        assertThat(poll).contains("hostA.cpu").contains("host.pollTime").doesNotContain("+0.000 ns");
+    }
+
+    @Test
+    void aSendIsFollowedToTheReceiveItConsumedAndThatReceivesCqe() throws IOException {
+        String[] send = lifecycle("pingpong.trace", "ping0");
+        String[] recv = lifecycle("pingpong.trace", "b0");
+        assertThat(recv[3]).isEqualTo("receive");
+        Cli c = Cli.run("explain", EXAMPLES.resolve("pingpong.trace").toString(), "--ctx", "ping0");
+        assertThat(c.code()).as(c.err()).isZero();
+        assertMatchesLifecycle(c, send);
+        assertThat(c.out()).contains("at host B: the message consumed receive ctx=b0 on B.qp")
+                .contains(ns(recv[10]) + " ").contains(ns(recv[12]) + " ").contains(ns(recv[13]) + " ")
+                .contains("nicB.rx    placed").contains("nicB.cqe").contains("hostB.cpu").contains("receive CQE written");
+        // Receives are not initiator requests: they are neither counted nor matched.
+        Cli none = Cli.run("explain", EXAMPLES.resolve("pingpong.trace").toString(), "--ctx", "b0");
+        assertThat(none.code()).isEqualTo(2);
+        Cli write = Cli.run("explain", EXAMPLES.resolve("quickstart.trace").toString(), "--request", "1");
+        assertThat(write.out()).doesNotContain("consumed receive");
     }
 
     @Test

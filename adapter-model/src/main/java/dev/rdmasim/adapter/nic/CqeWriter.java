@@ -40,6 +40,8 @@ final class CqeWriter extends Module implements DmaCallback {
         int syndrome;
         boolean solicited;
         boolean report;
+        /** A receive WQE's completion: reported with {@link LifecycleListener#RECEIVE} as its opcode. */
+        boolean receive;
         long bytes;
         final long[] stamps = new long[Stage.values().length];
         final byte[] cqe = new byte[Cqe.SIZE];
@@ -167,6 +169,7 @@ final class CqeWriter extends Module implements DmaCallback {
         }
         Job j = jobs[wrap(head + count)];
         j.report = false;
+        j.receive = false;
         j.syndrome = 0;
         j.solicited = false;
         j.immediate = 0;
@@ -339,7 +342,8 @@ final class CqeWriter extends Module implements DmaCallback {
             throw new InvariantViolation(fullName() + ": CQEs retired out of order");
         }
         if (j.report) {
-            retirements.retired(j.qpn, j.wqeCounter, j.wqeOpcode, j.bytes, dropped ? -1 : j.syndrome, j.stamps);
+            retirements.retired(j.qpn, j.wqeCounter, j.receive ? LifecycleListener.RECEIVE : j.wqeOpcode, j.bytes,
+                    dropped ? -1 : j.syndrome, j.stamps);
         }
         head = wrap(head + 1);
         count--;

@@ -40,6 +40,11 @@ final class Qp {
     int parsedBb;
     final byte[] staging;
     final int stagingBbs;
+    /**
+     * Per staging slot: the WQE starting there was written whole by BlueFlame, not fetched. The fetch engine sets
+     * it when it places such a WQE; the parser reads and clears it, so the request records how it came.
+     */
+    final boolean[] blueFlameStaged;
     boolean inFetchQueue;
     boolean inParseQueue;
     /** When the last doorbell (or BlueFlame write) for this QP reached the adapter. */
@@ -128,6 +133,8 @@ final class Qp {
     boolean inReadQueue;
     // Responder: writes of the current SEND still in flight, and the CQE waiting for them.
     int recvWritesPending;
+    /** When the last byte of the message being received was handed to PCIe (for the receive's lifecycle). */
+    long recvPlacedPs = Stage.NOT_REACHED;
     boolean recvCqePending;
     int recvByteCount;
     int recvImmediate;
@@ -161,6 +168,7 @@ final class Qp {
         int bbs = Integer.highestOneBit(Math.max(2 * fetchBbs, 8) - 1) << 1;
         stagingBbs = bbs;
         staging = new byte[bbs * 64];
+        blueFlameStaged = new boolean[bbs];
         rsp = new ResponderState(0, (cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_WRITE) != 0,
                 (cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_READ) != 0);
         recvAddr = new long[cfg.maxRecvSge()];

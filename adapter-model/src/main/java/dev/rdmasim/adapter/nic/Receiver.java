@@ -378,6 +378,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
      */
     private void notePlaced(Qp qp, Frame f) {
         f.placed(work.at());
+        qp.recvPlacedPs = work.at();
     }
 
     private long recvCapacity(Qp qp) {
@@ -551,7 +552,13 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
             j.byteCount = qp.recvByteCount;
             j.immediate = qp.recvImmediate;
             j.solicited = qp.recvSolicited;
+            // Reported to the lifecycle listeners when the CQE has landed (the writer stamps CQE_WRITTEN).
+            j.report = true;
+            j.receive = true;
+            j.bytes = qp.recvByteCount;
+            j.stamps[Stage.REMOTE_PLACED.ordinal()] = qp.recvPlacedPs;
         }
+        qp.recvPlacedPs = Stage.NOT_REACHED;
         cqe.commit();
         resume(); // a next message may wait for this CQE
     }

@@ -120,6 +120,7 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
                 int dst = ((index + b) & (qp.stagingBbs - 1)) * SendWqeBuilder.BB;
                 System.arraycopy(wqe, b * SendWqeBuilder.BB, qp.staging, dst, SendWqeBuilder.BB);
             }
+            qp.blueFlameStaged[index & (qp.stagingBbs - 1)] = true;
             qp.sqPi = (index + bbs) & 0xFFFF;
             qp.fetchedBb = qp.sqPi;
             qp.issuedBb = qp.sqPi;

@@ -141,7 +141,13 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
                 Wr w = qp.wr(qp.wrCount);
                 w.clear();
                 w.stamp(Stage.DOORBELL, qp.doorbellPs);
-                w.stamp(Stage.WQE_FETCHED, ready);
+                int slot = qp.parsedBb & (qp.stagingBbs - 1);
+                w.blueFlame = qp.blueFlameStaged[slot];
+                qp.blueFlameStaged[slot] = false;
+                if (!w.blueFlame) {
+                    // A WQE written by BlueFlame was never fetched: the stage stays empty (Stage.NOT_REACHED).
+                    w.stamp(Stage.WQE_FETCHED, ready);
+                }
                 w.readyPs = ready;
                 fill(qp, w, syndrome, bbs);
                 if (w.inline) {

@@ -24,6 +24,8 @@ final class Wr implements dev.rdmasim.adapter.wire.FrameOrigin {
     final int[] sgeLen;
     final int[] sgeKey;
     boolean inline;
+    /** The WQE came whole by BlueFlame with the doorbell (no fetch): its {@link Stage#WQE_FETCHED} stays empty. */
+    boolean blueFlame;
     /** Inline payload, held in the adapter's inline buffer until the request is acknowledged. */
     final byte[] inlineData;
     int firstPsn;

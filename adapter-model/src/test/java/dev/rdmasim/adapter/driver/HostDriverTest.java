@@ -111,6 +111,33 @@ class HostDriverTest {
     }
 
     @Test
+    void aBlueFlameWqeRecordsNoFetchStageAndAFetchedOneDoes() {
+        for (boolean bf : new boolean[] {true, false}) {
+            Simulator sim = new Simulator(1);
+            HostPair p = HostPair.create(sim, Profile.defaults());
+            HostPair.Side a = p.a();
+            a.sq().setBlueFlame(bf);
+            List<long[]> seen = new ArrayList<>();
+            a.driver().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> seen.add(stamps.clone()));
+            byte[] data = pattern(5, 40);
+            assertThat(a.sq().postInline(1, WqeOpcode.RDMA_WRITE, SendQueue.SIGNALED, 0, p.b().mr().address(),
+                    p.b().mr().rkey(), data, 0, data.length)).isTrue();
+            sim.runUntil(RUN);
+            assertThat(seen).hasSize(1);
+            long[] s = seen.get(0);
+            assertThat(s[dev.rdmasim.adapter.nic.Stage.DOORBELL.ordinal()]).isPositive();
+            assertThat(s[dev.rdmasim.adapter.nic.Stage.FIRST_PACKET.ordinal()]).isPositive();
+            if (bf) {
+                assertThat(s[dev.rdmasim.adapter.nic.Stage.WQE_FETCHED.ordinal()]).as("no fetch after BlueFlame")
+                        .isEqualTo(dev.rdmasim.adapter.nic.Stage.NOT_REACHED);
+            } else {
+                assertThat(s[dev.rdmasim.adapter.nic.Stage.WQE_FETCHED.ordinal()]).as("fetched by DMA")
+                        .isGreaterThan(s[dev.rdmasim.adapter.nic.Stage.DOORBELL.ordinal()]);
+            }
+        }
+    }
+
+    @Test
     void blueFlameCarriesWqesUpToHalfTheRegisterAndLargerOnesRingTheDoorbell() {
         Simulator sim = new Simulator(1);
         HostPair p = HostPair.create(sim, Profile.defaults());
@@ -261,6 +288,40 @@ class HostDriverTest {
         assertThat(cqes.get(0).retired()).isEqualTo(8);
         assertThat(a.sq().freeBbs()).isEqualTo(a.sq().ringBbs());
         assertThat(a.sq().consumer()).isEqualTo(9);
+    }
+
+    @Test
+    void consumedReceivesAreReportedWithTheirPlacementAndCqe() {
+        Simulator sim = new Simulator(1);
+        HostPair p = HostPair.create(sim, Profile.defaults());
+        HostPair.Side a = p.a();
+        HostPair.Side b = p.b();
+        List<long[]> sent = new ArrayList<>();
+        List<String> received = new ArrayList<>();
+        List<long[]> receivedStamps = new ArrayList<>();
+        a.driver().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> sent.add(stamps.clone()));
+        b.driver().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> {
+            received.add(op + " " + idx + " " + bytes);
+            receivedStamps.add(stamps.clone());
+        });
+        assertThat(b.rq().post(500, new SgeList(1).set(b.mr(), 0, 4096))).isTrue();
+        assertThat(b.rq().post(501, new SgeList(1).set(b.mr(), 8192, 64))).isTrue();
+        assertThat(a.sq().post(1, WqeOpcode.SEND, SendQueue.SIGNALED, 0, 0, 0,
+                new SgeList(1).set(a.mr(), 0, 1000))).isTrue();
+        assertThat(a.sq().post(2, WqeOpcode.RDMA_WRITE_IMM, SendQueue.SIGNALED, 0x1234, b.mr().address() + 30000,
+                b.mr().rkey(), new SgeList(1).set(a.mr(), 0, 10))).isTrue();
+        sim.runUntil(RUN);
+        int receive = dev.rdmasim.adapter.nic.LifecycleListener.RECEIVE;
+        assertThat(received).containsExactly(receive + " 0 1000", receive + " 1 10");
+        int placed = dev.rdmasim.adapter.nic.Stage.REMOTE_PLACED.ordinal();
+        int cqe = dev.rdmasim.adapter.nic.Stage.CQE_WRITTEN.ordinal();
+        for (int i = 0; i < 2; i++) {
+            long[] r = receivedStamps.get(i);
+            assertThat(r[placed]).as("the receive is placed at the instant the sender's request records").isPositive()
+                    .isEqualTo(sent.get(i)[placed]);
+            assertThat(r[cqe]).as("its CQE after its data").isGreaterThan(r[placed]);
+            assertThat(r[dev.rdmasim.adapter.nic.Stage.DOORBELL.ordinal()]).isEqualTo(dev.rdmasim.adapter.nic.Stage.NOT_REACHED);
+        }
     }
 
     @Test

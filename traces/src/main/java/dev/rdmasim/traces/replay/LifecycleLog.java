@@ -16,7 +16,9 @@ import java.util.Map;
 
 /**
  * {@code lifecycle.csv}: one row per initiator request with the simulated time of each stage, from its post
- * to the poll of the completion that retired it; and, when asked, {@code timeline.json}: the same stages as
+ * to the poll of the completion that retired it, and one row (op {@code receive}) per receive that a SEND or
+ * an RDMA WRITE with immediate consumed successfully: its post, the placement of the message's last byte, its
+ * CQE and its poll, the other stages empty; and, when asked, {@code timeline.json}: the same stages as
  * Chrome Trace Event slices (one track per block, one slice per request stage), which Perfetto opens.
  *
  * <p>Requests are kept per QP in posting order only until the completion that retires them is taken
@@ -58,6 +60,11 @@ final class LifecycleLog implements AutoCloseable {
     private boolean closed;
     private final Map<Long, ArrayDeque<Row>> byQp = new HashMap<>();
     private final Map<Replay.Request, Long> qpOf = new HashMap<>();
+    /** Receives per QP in posting order (the adapter consumes them in that order), until consumed and polled. */
+    private final Map<Long, ArrayDeque<Row>> receivesByQp = new HashMap<>();
+    private final Map<Replay.Request, Long> receiveQpOf = new HashMap<>();
+    /** Receives posted per QP: the next one's index in the receive queue (16 bits, from 0 for a new QP). */
+    private final Map<Long, int[]> receivesPosted = new HashMap<>();
 
     LifecycleLog(Path csvFile, Path timelineFile) throws IOException {
         csv = csvFile == null ? OutputStream.nullOutputStream()
@@ -93,6 +100,64 @@ final class LifecycleLog implements AutoCloseable {
         qpOf.put(request, k);
     }
 
+    /** A receive was accepted by the provider on QP {@code qpn}. */
+    void postedReceive(int host, int qpn, Replay.Request request, long nowPs) {
+        long k = key(host, qpn);
+        int[] n = receivesPosted.computeIfAbsent(k, x -> new int[1]);
+        receivesByQp.computeIfAbsent(k, x -> new ArrayDeque<>()).add(new Row(request, n[0] & 0xFFFF, nowPs));
+        n[0]++;
+        receiveQpOf.put(request, k);
+    }
+
+    /** The adapter wrote the CQE of receive WQE {@code wqe} of QP {@code qpn}: its data placed, its CQE written. */
+    void receiveRetired(int host, int qpn, int wqe, long[] stamps) {
+        ArrayDeque<Row> rows = receivesByQp.get(key(host, qpn));
+        if (rows == null) {
+            return;
+        }
+        for (Row r : rows) {
+            if (!r.retired && r.wqe == wqe) {
+                r.stamps[Stage.REMOTE_PLACED.ordinal()] = stamps[Stage.REMOTE_PLACED.ordinal()];
+                r.stamps[Stage.CQE_WRITTEN.ordinal()] = stamps[Stage.CQE_WRITTEN.ordinal()];
+                r.retired = true;
+                break;
+            }
+        }
+        flushReceives(host, qpn, rows);
+    }
+
+    /**
+     * The consumer took a receive's completion: a successful one is written once the adapter has reported it (the
+     * report may come just after, from the same CQE write); one completed with an error consumed no message and
+     * gets no row.
+     */
+    private void receivePolled(Replay.Request request, long nowPs, boolean success) {
+        Long k = receiveQpOf.remove(request);
+        if (k == null) {
+            return;
+        }
+        ArrayDeque<Row> rows = receivesByQp.get(k);
+        for (java.util.Iterator<Row> it = rows.iterator(); it.hasNext();) {
+            Row r = it.next();
+            if (r.request == request) {
+                if (success) {
+                    r.stamps[Stage.POLLED.ordinal()] = nowPs;
+                } else {
+                    it.remove();
+                }
+                break;
+            }
+        }
+        flushReceives((int) (k >>> 32), (int) (long) k, rows);
+    }
+
+    /** Writes the receives at the head of a QP's list that are both reported by the adapter and polled. */
+    private void flushReceives(int host, int qpn, ArrayDeque<Row> rows) {
+        while (!rows.isEmpty() && rows.peek().retired && rows.peek().stamps[Stage.POLLED.ordinal()] != Stage.NOT_REACHED) {
+            write(host, qpn, rows.poll());
+        }
+    }
+
     /** The adapter retired WQE {@code wqe} of QP {@code qpn} with these stage times. */
     void retired(int host, int qpn, int wqe, long[] stamps) {
         ArrayDeque<Row> rows = byQp.get(key(host, qpn));
@@ -115,10 +180,11 @@ final class LifecycleLog implements AutoCloseable {
      * The consumer took the completion of {@code request}: it and the unsignaled ones posted before it are
      * done on the host side (the adapter may report their retirement just after, from the same CQE write).
      */
-    void polled(Replay.Request request, long nowPs) {
+    void polled(Replay.Request request, long nowPs, boolean success) {
         Long k = qpOf.remove(request);
         if (k == null) {
-            return; // a receive
+            receivePolled(request, nowPs, success);
+            return;
         }
         ArrayDeque<Row> rows = byQp.get(k);
         for (Row r : rows) {
@@ -156,7 +222,7 @@ final class LifecycleLog implements AutoCloseable {
                 Replay.Request q = r.request;
                 listener.accept(new Replay.RequestStages(q.seq, host, q.qp, q.ctx, q.op, q.bytes, q.flags, r.stamps.clone()));
             }
-            if (timeline != null) {
+            if (timeline != null && !r.request.op.equals("receive")) { // the timeline shows initiator requests
                 slices(host, r);
             }
         } catch (IOException e) {
@@ -225,7 +291,10 @@ final class LifecycleLog implements AutoCloseable {
         return b.toString();
     }
 
-    /** Writes the requests never retired by a taken completion (the trace ended first), then closes. */
+    /**
+     * Writes the requests never retired by a taken completion (the trace ended first), and the receives the adapter
+     * reported as consumed but nobody polled, then closes. Receives never consumed get no row.
+     */
     void finish() throws IOException {
         for (var e : new java.util.TreeMap<>(byQp).entrySet()) {
             for (Row r : e.getValue()) {
@@ -233,6 +302,14 @@ final class LifecycleLog implements AutoCloseable {
             }
         }
         byQp.clear();
+        for (var e : new java.util.TreeMap<>(receivesByQp).entrySet()) {
+            for (Row r : e.getValue()) {
+                if (r.retired) {
+                    write((int) (e.getKey() >>> 32), (int) (long) e.getKey(), r);
+                }
+            }
+        }
+        receivesByQp.clear();
         close();
     }
 

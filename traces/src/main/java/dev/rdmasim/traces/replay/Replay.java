@@ -5,6 +5,7 @@ import static dev.rdmasim.ndk.NtStatus.*;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.config.Profiles;
 import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.adapter.nic.LifecycleListener;
 import dev.rdmasim.adapter.nic.Stage;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
@@ -166,10 +167,10 @@ public final class Replay {
     }
 
     /**
-     * One initiator request's way through the adapters, as a row of {@code lifecycle.csv} says it, for tools that
-     * explain requests.
+     * One initiator request's way through the adapters, or one consumed receive's (op {@code receive}), as a row of
+     * {@code lifecycle.csv} says it, for tools that explain requests.
      *
-     * @param seq    its number in posting order over the whole trace, from 1
+     * @param seq    its number in posting order over the whole trace, from 1 (0 for a receive)
      * @param host   the index of the host that posted it (0 for the first host line, 1 for the second)
      * @param flags  the call's {@code NDK_OP_FLAG_*} flags
      * @param stamps picoseconds per {@link Stage} (by ordinal), {@link Stage#NOT_REACHED} where it skipped one
@@ -248,6 +249,10 @@ public final class Replay {
             for (int h = 0; h < 2; h++) {
                 int host = h;
                 topology.host(h).adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
+                    if (op == LifecycleListener.RECEIVE) {
+                        lifecycle.receiveRetired(host, qpn, idx, stamps); // the sender's request counts its bytes
+                        return;
+                    }
                     if (syndrome == 0) {
                         bytesMoved += bytes; // signaled or not: an unsignaled request moves its bytes too
                     }
@@ -885,7 +890,10 @@ public final class Replay {
                 req.expectAt = l.position("expect");
                 expecting.put(req, req);
             }
-            if (!op.equals("receive")) {
+            if (op.equals("receive")) {
+                req.qp = q.name;
+                lifecycle.postedReceive(q.host, q.qp.qpn(), req, sim.now());
+            } else {
                 req.seq = postedInitiator + 1;
                 req.qp = q.name;
                 req.flags = flags;
@@ -963,7 +971,9 @@ public final class Replay {
         outputs.completion(sim.now(), hostNames[c.host], String.valueOf(r.qpContext), c.name,
                 req == null ? "" : req.ctx, op, r.status, bytes);
         if (req != null) {
-            lifecycle.polled(req, sim.now());
+            // The poll call charged host.pollTime per entry to the CPU: the consumer has the completion when the
+            // CPU is done with that call, not at the instant the CQE landed.
+            lifecycle.polled(req, topology.host(c.host).cpu().freeAt(), r.status == STATUS_SUCCESS);
             if (req.expectAt != null) {
                 expecting.remove(req);
                 if (r.status != req.expect) {
