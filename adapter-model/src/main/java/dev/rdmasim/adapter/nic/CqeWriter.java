@@ -55,7 +55,7 @@ final class CqeWriter extends Module implements DmaCallback {
     }
 
     private final WorkClock work;
-    private final FirmwareTables firmware;
+    private final CqTable firmware;
     private final ContextMemory contexts;
     private final EventQueueUnit eq;
     private final RequesterTransport.Retirements retirements;
@@ -96,7 +96,7 @@ final class CqeWriter extends Module implements DmaCallback {
         }
     }
 
-    CqeWriter(Module parent, Params params, ClockDomain clock, WorkClock work, FirmwareTables firmware, ContextMemory contexts,
+    CqeWriter(Module parent, Params params, ClockDomain clock, WorkClock work, CqTable firmware, ContextMemory contexts,
             EventQueueUnit eq, DmaPort port, DmaPort eventPort, RequesterTransport.Retirements retirements) {
         super(parent, "cqe");
         this.work = work;

@@ -24,7 +24,7 @@ import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
  *
  * <p>It is also the blocks' lookup of QPs and CQs by number ({@link QpTable}).
  */
-final class FirmwareTables implements QpTable {
+final class FirmwareTables implements QpTable, CqTable {
     /** What the firmware is built with, taken from the profile once. */
     record Params(int maxQps, int maxCqs, int maxMrs, int maxPds, long maxCqDepth, long maxInline, long maxSendSge,
             long maxRecvSge, long maxReceiveDepth, long maxRegistration, int moderationCount, long moderationPeriodPs,
@@ -597,7 +597,8 @@ final class FirmwareTables implements QpTable {
         return cqs.get(cqn);
     }
 
-    Cq cq(int cqn) {
+    @Override
+    public Cq cq(int cqn) {
         Cq cq = cqs.get(cqn);
         if (cq == null) {
             throw new InvariantViolation(owner + ": no CQ " + cqn);
@@ -605,7 +606,8 @@ final class FirmwareTables implements QpTable {
         return cq;
     }
 
-    void cqOverflowed(Cq cq) {
+    @Override
+    public void cqOverflowed(Cq cq) {
         for (Qp qp : qps.values()) {
             if (qp.cfg.sendCqn() == cq.cqn || qp.cfg.recvCqn() == cq.cqn) {
                 qp.state = QpState.ERROR;
