@@ -57,7 +57,6 @@ public final class Adapter extends Module implements MmioTarget {
     final PcieLink pcie;
     final long mac;
     final int ip;
-    final int mtu;
     /** The instant the work now running is for (see {@link WorkClock}). */
     final WorkClock work;
     final ContextMemory contexts;
@@ -88,7 +87,6 @@ public final class Adapter extends Module implements MmioTarget {
         this.memory = memory;
         this.mac = mac;
         this.ip = ip;
-        this.mtu = profile.getInt(LINK_MTU);
         clock = ClockDomain.ofFrequency(sim, name + ".clk", profile.getLong(NIC_CLOCK));
         work = new WorkClock(sim);
         PcieConfig pc = new PcieConfig(profile.getInt(PCIE_GEN), profile.getInt(PCIE_LANES), profile.getInt(PCIE_MPS),
@@ -110,8 +108,9 @@ public final class Adapter extends Module implements MmioTarget {
         DmaPort keyPort = new DmaPort(dma.addChannel("keyFill", readQueue), KeyUnit.MAX_FILLS);
         DmaPort writeBackPort = new DmaPort(dma.addChannel("contextWriteBack", writeQueue), 0);
 
-        keys = new KeyUnit(this, memory, contextBase + (long) ctxParams.maxQps() * QP_CONTEXT_BYTES
-                + (long) ctxParams.maxCqs() * CQ_CONTEXT_BYTES, ctxParams.maxKeys(), profile.getInt(NIC_MKEY_CACHE_ENTRIES),
+        // The key unit owns the key contexts at the end of context memory (ContextMemory.keyContextBase()); it is built
+        // first so its statistics keep their place.
+        keys = new KeyUnit(this, memory, contextBase + ctxParams.keyContextOffset(), ctxParams.maxKeys(), profile.getInt(NIC_MKEY_CACHE_ENTRIES),
                 profile.getInt(NIC_MKEY_CACHE_WAYS), profile.getInt(NIC_MTT_CACHE_ENTRIES), profile.getInt(NIC_MTT_CACHE_WAYS),
                 keyPort, ctxParams.policy(), work);
         contexts = new ContextMemory(this, ctxParams, memory, contextBase, writeBackPort);
@@ -254,11 +253,6 @@ public final class Adapter extends Module implements MmioTarget {
     }
 
     // ---------------------------------------------------------------- object commands: the time-zero setup path
-
-    /** Why the last refused object command was refused, for exceptions and diagnostics. */
-    String refusal() {
-        return firmware.refusal();
-    }
 
     /** Lowest free CQ number, or -1 when all {@code nic.maxCqs} are in use. */
     public int freeCqn() {

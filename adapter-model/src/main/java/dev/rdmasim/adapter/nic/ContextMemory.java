@@ -36,9 +36,14 @@ final class ContextMemory extends Module {
                     SetAssocCache.Policy.of(p.getString(NIC_CACHE_REPLACEMENT)));
         }
 
+        /** Where the key contexts start, from the base of context memory: after every QP and CQ context. */
+        long keyContextOffset() {
+            return (long) maxQps * QP_CONTEXT_BYTES + (long) maxCqs * CQ_CONTEXT_BYTES;
+        }
+
         /** Bytes of context memory: every QP, CQ and key context. */
         long bytes() {
-            return (long) maxQps * QP_CONTEXT_BYTES + (long) maxCqs * CQ_CONTEXT_BYTES + (long) maxKeys * KeyUnit.CONTEXT_BYTES;
+            return keyContextOffset() + (long) maxKeys * KeyUnit.CONTEXT_BYTES;
         }
     }
 
@@ -87,7 +92,7 @@ final class ContextMemory extends Module {
 
     /** Where the key unit's contexts start. */
     long keyContextBase() {
-        return base + (long) params.maxQps() * QP_CONTEXT_BYTES + (long) params.maxCqs() * CQ_CONTEXT_BYTES;
+        return base + params.keyContextOffset();
     }
 
     // ---------------------------------------------------------------- firmware side

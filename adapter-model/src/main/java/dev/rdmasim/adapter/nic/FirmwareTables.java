@@ -70,10 +70,6 @@ final class FirmwareTables implements QpTable, CqTable {
     /** The whole key (index and variant byte) registered at each key index. */
     private final IntIntHashMap keyValue = new IntIntHashMap();
     private String refusal;
-    private final int maxQps;
-    private final int maxCqs;
-    private final int maxMrs;
-    private final int maxPds;
 
     FirmwareTables(Params params, Simulator sim, String owner, HostMemory memory, ContextMemory contexts, KeyUnit keys,
             WqeCredits credits, WqeFetchEngine fetch, WqeParser parser) {
@@ -86,10 +82,6 @@ final class FirmwareTables implements QpTable, CqTable {
         this.credits = credits;
         this.fetch = fetch;
         this.parser = parser;
-        maxQps = params.maxQps();
-        maxCqs = params.maxCqs();
-        maxMrs = params.maxMrs();
-        maxPds = params.maxPds();
     }
 
     /** The blocks downstream that objects' effects reach: completions, the requester transport and the receiver. */
@@ -109,7 +101,7 @@ final class FirmwareTables implements QpTable, CqTable {
 
     /** Lowest free CQ number, or -1 when all {@code nic.maxCqs} are in use. */
     public int freeCqn() {
-        return lowestFree(cqNumbers, 0, maxCqs);
+        return lowestFree(cqNumbers, 0, params.maxCqs());
     }
 
     /**
@@ -117,17 +109,17 @@ final class FirmwareTables implements QpTable, CqTable {
      * services QPs: the GSI unit answers on QP1, and Wireshark decodes anything sent to QP 1 as a MAD).
      */
     public int freeQpn() {
-        return lowestFree(qpNumbers, FIRST_DATA_QPN, maxQps);
+        return lowestFree(qpNumbers, FIRST_DATA_QPN, params.maxQps());
     }
 
     /** Lowest free memory key index (0 is reserved), or -1 when all {@code nic.maxMrs} are in use. */
     public int freeKeyIndex() {
-        return lowestFree(keyIndices, 1, maxMrs);
+        return lowestFree(keyIndices, 1, params.maxMrs());
     }
 
     /** Lowest free protection domain (0 is reserved), or -1 when all {@code nic.maxPds} are in use. */
     public int freePd() {
-        return lowestFree(pdNumbers, 1, maxPds);
+        return lowestFree(pdNumbers, 1, params.maxPds());
     }
 
     private static int lowestFree(BitSet used, int first, int limit) {
@@ -170,7 +162,7 @@ final class FirmwareTables implements QpTable, CqTable {
     }
 
     int tryAllocatePd(int pd) {
-        int s = numberStatus("PD", pd, 1, maxPds);
+        int s = numberStatus("PD", pd, 1, params.maxPds());
         if (s == Command.STATUS_OK && pdNumbers.get(pd)) {
             s = refuse(Command.STATUS_BAD_PARAM, "PD " + pd + " already allocated");
         }
@@ -213,7 +205,7 @@ final class FirmwareTables implements QpTable, CqTable {
     }
 
     int tryCreateCq(int cqn, long ring, int logSize, long dbRecord) {
-        int s = numberStatus("CQ", cqn, 0, maxCqs);
+        int s = numberStatus("CQ", cqn, 0, params.maxCqs());
         if (s != Command.STATUS_OK) {
             return s;
         }
@@ -335,7 +327,7 @@ final class FirmwareTables implements QpTable, CqTable {
     }
 
     int tryCreateQp(int qpn, QpConfig cfg) {
-        int s = numberStatus("QP", qpn, FIRST_DATA_QPN, maxQps);
+        int s = numberStatus("QP", qpn, FIRST_DATA_QPN, params.maxQps());
         if (s != Command.STATUS_OK) {
             return s;
         }
@@ -452,7 +444,7 @@ final class FirmwareTables implements QpTable, CqTable {
 
     int tryRegisterMemory(int key, int pd, int access, int logPageSize, long va, long length, long mttAddr) {
         int index = key >>> 8;
-        int s = numberStatus("key index", key < 0 ? -1 : index, 1, maxMrs);
+        int s = numberStatus("key index", key < 0 ? -1 : index, 1, params.maxMrs());
         if (s != Command.STATUS_OK) {
             return s;
         }
