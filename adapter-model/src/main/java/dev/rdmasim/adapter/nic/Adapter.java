@@ -148,9 +148,9 @@ public final class Adapter extends Module implements MmioTarget {
         // Hand-offs down the pipeline, and the credits and ready signals that come back up.
         doorbells.connect(fetch, parser);
         fetch.connect(parser);
-        parser.connect(req::queue, fetch::queue);
+        parser.connect(req, req::queue, fetch::stagingFreed);
         scheduler.connect(req);
-        req.connect(tx, rx::startRecvFlush);
+        req.connect(tx, payload, rx::startRecvFlush);
         tx.connect(rx::readResponseDone, () -> {
             if (gsi != null) {
                 gsi.bufferFree();

@@ -36,6 +36,23 @@ final class DoorbellUnit extends Module {
         boolean takeBlueFlame(Qp qp, byte[] wqe, int index, int bbs);
     }
 
+    /** One QP's doorbell page as the unit holds it: written by this block only. */
+    static final class QpDoorbell {
+        /** The BlueFlame WQE being collected, and how many of its bytes have come. */
+        private final byte[] bf;
+        private int fill;
+        /** When the last doorbell (or BlueFlame write) reached the adapter. */
+        private long lastPs = Stage.NOT_REACHED;
+
+        QpDoorbell(int blueFlameBytes) {
+            bf = new byte[Math.max(blueFlameBytes, 64)];
+        }
+
+        long lastDoorbellPs() {
+            return lastPs;
+        }
+    }
+
     private Output fetch;
     private WqeFetchEngine.Output parser;
     private final Counter doorbells;
@@ -76,31 +93,32 @@ final class DoorbellUnit extends Module {
             return;
         }
         // BlueFlame chunk: collect the WQE; the chunk holding its last byte completes it.
-        System.arraycopy(data, off, qp.bf, chunkOff, len);
+        QpDoorbell page = qp.db;
+        System.arraycopy(data, off, page.bf, chunkOff, len);
         if (chunkOff == 0) {
-            qp.bfFill = 0;
+            page.fill = 0;
         }
-        qp.bfFill += len;
-        int ds = ControlSegment.ds(qp.bf, 0);
+        page.fill += len;
+        int ds = ControlSegment.ds(page.bf, 0);
         int bytes = SendWqeBuilder.bbsForDs(ds) * SendWqeBuilder.BB;
-        if (ds > 0 && qp.bfFill >= bytes) {
-            int index = ControlSegment.wqeIndex(qp.bf, 0);
+        if (ds > 0 && page.fill >= bytes) {
+            int index = ControlSegment.wqeIndex(page.bf, 0);
             int bbs = bytes / SendWqeBuilder.BB;
-            if (fetch.takeBlueFlame(qp, qp.bf, index, bbs)) {
+            if (fetch.takeBlueFlame(qp, page.bf, index, bbs)) {
                 // Nothing older is missing: the WQE is on chip as if fetched, without the DMA read.
                 blueflames.inc();
-                qp.doorbellPs = now();
-                parser.staged(qp);
+                page.lastPs = now();
+                parser.staged(qp, (index + bbs) & 0xFFFF);
             } else {
                 doorbells.inc();
                 ring(qp, (index + bbs) & 0xFFFF);
             }
-            qp.bfFill = 0;
+            page.fill = 0;
         }
     }
 
     private void ring(Qp qp, int pi) {
-        qp.doorbellPs = now();
+        qp.db.lastPs = now();
         fetch.ring(qp, pi);
     }
 }

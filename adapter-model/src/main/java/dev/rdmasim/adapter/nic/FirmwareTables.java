@@ -347,7 +347,7 @@ final class FirmwareTables implements QpTable, CqTable {
         }
         Qp qp = new Qp(qpn, cfg, params.outstandingPerQp(), params.fetchMaxBbs(), params.blueFlameBytes(),
                 params.maxInboundReads());
-        qp.retransmitTimer = sim.event(owner + ".qp" + qpn + ".timer", () -> req.timeout(qp));
+        req.open(qp, owner + ".qp" + qpn + ".timer");
         qps.put(qpn, qp);
         qpNumbers.set(qpn);
         contexts.writeQpContext(qpn, cfg);
@@ -371,14 +371,14 @@ final class FirmwareTables implements QpTable, CqTable {
         if (qp == null) {
             return refuse(Command.STATUS_BAD_RESOURCE, "no QP " + qpn);
         }
-        boolean busy = qp.wrCount != 0 || qp.fetchCount != 0 || qp.inFetchQueue || qp.inParseQueue || qp.inTxQueue
-                || qp.inRetireQueue || qp.inReadQueue || qp.ackQueued || qp.inRecvCqeQueue || qp.readCount != 0
-                || qp.recvWritesPending != 0 || qp.recvCqePending || qp.rqFetchInFlight || qp.waitingForContext
+        boolean busy = req.busyWith(qp) || fetch.busyWith(qp) || qp.parse.queued() || qp.turn.queued()
+                || qp.inReadQueue || qp.ackQueued || qp.inRecvCqeQueue || qp.readCount != 0
+                || qp.recvWritesPending != 0 || qp.recvCqePending || qp.rqFetchInFlight
                 || (qp.rqFlushing && rx.recvFlushPending()) || cqe.hasJobsForQp(qpn);
         if (busy) {
             return refuse(Command.STATUS_RESOURCE_BUSY, "QP " + qpn + " still has work in flight");
         }
-        qp.retransmitTimer.cancel();
+        req.close(qp);
         qps.remove(qpn);
         qpNumbers.clear(qpn);
         contexts.clearQpContext(qpn);
@@ -416,25 +416,20 @@ final class FirmwareTables implements QpTable, CqTable {
         qp.mtu = params.mtu();
         qp.rsp.reset(expectedPsn, qp.rsp.openMessage() == null && (qp.cfg.accessFlags() & AccessFlags.REMOTE_WRITE) != 0,
                 (qp.cfg.accessFlags() & AccessFlags.REMOTE_READ) != 0);
-        qp.state = QpState.READY_TO_RECEIVE;
+        qp.moveTo(QpState.READY_TO_RECEIVE);
     }
 
     /** The RTS half: the first PSN this side sends; WQEs posted meanwhile may now be fetched. */
     private void toReadyToSend(Qp qp, int sendPsn, int retryCount, int rnrRetry) {
         setSendPsn(qp, sendPsn, retryCount, rnrRetry);
-        qp.state = QpState.READY_TO_SEND;
+        qp.moveTo(QpState.READY_TO_SEND);
         fetch.queue(qp);
     }
 
     /** The send PSN and the retry counts (-1: the profile's) of a QP about to send. */
     private void setSendPsn(Qp qp, int sendPsn, int retryCount, int rnrRetry) {
-        qp.nextPsn = sendPsn;
-        qp.unackedPsn = sendPsn;
-        qp.ackedPsn = (sendPsn - 1) & 0xFF_FFFF;
-        qp.retryCount = retryCount >= 0 ? retryCount : params.retryCount();
-        qp.retriesLeft = qp.retryCount;
-        qp.rnrRetriesLeft = rnrRetry >= 0 ? rnrRetry : params.rnrRetryCount();
-        qp.maxReadsOut = params.maxOutboundReads();
+        req.start(qp, sendPsn, retryCount >= 0 ? retryCount : params.retryCount(),
+                rnrRetry >= 0 ? rnrRetry : params.rnrRetryCount(), params.maxOutboundReads());
     }
 
     /** Registers a memory region: key context plus translation table the driver filled. */
@@ -504,10 +499,10 @@ final class FirmwareTables implements QpTable, CqTable {
         if (qp == null) {
             return refuse(Command.STATUS_BAD_RESOURCE, "no QP " + qpn);
         }
-        if (!qp.state.canMoveTo(next)) {
-            return refuse(Command.STATUS_BAD_RESOURCE_STATE, "QP " + qpn + " cannot move from " + qp.state + " to " + next);
+        if (!qp.state().canMoveTo(next)) {
+            return refuse(Command.STATUS_BAD_RESOURCE_STATE, "QP " + qpn + " cannot move from " + qp.state() + " to " + next);
         }
-        boolean connects = next == QpState.READY_TO_RECEIVE || (next == QpState.READY_TO_SEND && qp.state == QpState.READY_TO_RECEIVE);
+        boolean connects = next == QpState.READY_TO_RECEIVE || (next == QpState.READY_TO_SEND && qp.state() == QpState.READY_TO_RECEIVE);
         if (peer != null && connects) {
             if (next == QpState.READY_TO_RECEIVE) {
                 toReadyToReceive(qp, peer.remoteQpn(), peer.mac(), peer.ip(), peer.expectedPsn());
@@ -517,12 +512,12 @@ final class FirmwareTables implements QpTable, CqTable {
             } else {
                 toReadyToSend(qp, peer.sendPsn(), peer.retryCount(), peer.rnrRetry());
                 if (peer.maxReadsOut() >= 0) {
-                    qp.maxReadsOut = Math.min(peer.maxReadsOut(), params.maxOutboundReads());
+                    req.limitReads(qp, Math.min(peer.maxReadsOut(), params.maxOutboundReads()));
                 }
             }
             return Command.STATUS_OK;
         }
-        qp.state = next;
+        qp.moveTo(next);
         if (next == QpState.READY_TO_SEND) {
             fetch.queue(qp); // WQEs posted while it was not yet ready
         }
@@ -536,14 +531,16 @@ final class FirmwareTables implements QpTable, CqTable {
     /** A one-line dump of a QP's requester state, for diagnostics. */
     public String describeQp(int qpn) {
         Qp qp = qp(qpn);
-        return "QP " + qpn + " " + qp.state + ": sqPi=" + qp.sqPi + " fetched=" + qp.fetchedBb + " parsed=" + qp.parsedBb
-                + " inFlight=" + qp.wrCount + " sent=" + qp.wrSent + " nextPsn=" + qp.nextPsn + " unacked=" + qp.unackedPsn
-                + " fetchQueued=" + qp.inFetchQueue + " fetching=" + qp.fetchCount + " parseQueued=" + qp.inParseQueue
-                + " txQueued=" + qp.inTxQueue + " parseStalledOnInline=" + parser.stalledOnInline() + " inlineFree=" + credits.inlineFree()
+        var r = qp.req;
+        return "QP " + qpn + " " + qp.state() + ": sqPi=" + qp.sq.producerIndex() + " fetched=" + qp.sq.fetchedBb()
+                + " parsed=" + qp.parse.parsedBb()
+                + " inFlight=" + r.inFlight() + " sent=" + r.sent() + " nextPsn=" + r.nextPsn() + " unacked=" + r.unackedPsn()
+                + " fetchQueued=" + qp.sq.queued() + " fetching=" + qp.sq.readsInFlight() + " parseQueued=" + qp.parse.queued()
+                + " txQueued=" + qp.turn.queued() + " parseStalledOnInline=" + parser.stalledOnInline() + " inlineFree=" + credits.inlineFree()
                 + " wqeCacheFree=" + credits.wqeCacheFree() + " cqeQueued=" + cqe.queuedJobs()
-                + " timer=" + (qp.timerDeadline == Long.MAX_VALUE ? -1 : qp.timerDeadline) + " retries=" + qp.retriesLeft
-                + (qp.wrCount > 0 ? " head[op=" + qp.wr(0).opcode + " psn=" + qp.wr(0).firstPsn + "+" + qp.wr(0).packets
-                + " queued=" + qp.wr(0).packetsQueued + " responses=" + qp.wr(0).responses + " writes=" + qp.wr(0).pendingWrites + "]" : "")
+                + " timer=" + r.deadline() + " retries=" + r.retriesLeft()
+                + (r.inFlight() > 0 ? " head[op=" + r.wr(0).opcode + " psn=" + r.wr(0).firstPsn + "+" + r.wr(0).packets
+                + " queued=" + r.wr(0).packetsQueued + " responses=" + r.wr(0).responses + " writes=" + r.wr(0).pendingWrites + "]" : "")
                 + " responder[expected=" + qp.rsp.expectedPsn() + " inboundReads=" + qp.readCount + " readSent=" + qp.readSent + "]";
     }
 
@@ -554,7 +551,8 @@ final class FirmwareTables implements QpTable, CqTable {
     void checkNothingOutstanding() {
         int stuck = -1;
         for (Qp qp : qps.values()) {
-            boolean work = qp.wrCount > 0 || (qp.state == QpState.READY_TO_SEND && qp.parsedBb != qp.sqPi);
+            boolean work = qp.req.inFlight() > 0
+                    || (qp.state() == QpState.READY_TO_SEND && qp.parse.parsedBb() != qp.sq.producerIndex());
             if (work && (stuck < 0 || qp.qpn < stuck)) {
                 stuck = qp.qpn;
             }
@@ -566,7 +564,7 @@ final class FirmwareTables implements QpTable, CqTable {
     }
 
     public QpState qpState(int qpn) {
-        return qp(qpn).state;
+        return qp(qpn).state();
     }
 
     // Lookups for blocks.
@@ -602,7 +600,7 @@ final class FirmwareTables implements QpTable, CqTable {
     public void cqOverflowed(Cq cq) {
         for (Qp qp : qps.values()) {
             if (qp.cfg.sendCqn() == cq.cqn || qp.cfg.recvCqn() == cq.cqn) {
-                qp.state = QpState.ERROR;
+                qp.moveTo(QpState.ERROR);
             }
         }
     }

@@ -212,12 +212,15 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
             }
             keep = false;
         } else if (op >= Opcode.RDMA_READ_RESPONSE_FIRST && op <= Opcode.RDMA_READ_RESPONSE_ONLY) {
-            int r = readResponse(qp, f);
-            if (r < 0) {
+            int r = req.readResponse(qp, f, reader);
+            if (r == RequesterTransport.WAIT) {
                 waiting = true;
                 return;
             }
-            keep = r > 0;
+            if (r == RequesterTransport.DROPPED) {
+                dropped.inc();
+            }
+            keep = r == RequesterTransport.HELD;
         } else {
             int r = request(qp, f, op);
             if (r < 0) {
@@ -236,7 +239,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
 
     /** Returns -1 to wait, 1 if the frame is held by DMA writes, 0 if it can be released. */
     private int request(Qp qp, Frame f, int op) {
-        if (qp.state == QpState.ERROR || qp.responderError) {
+        if (qp.state() == QpState.ERROR || qp.responderError) {
             dropped.inc();
             return 0;
         }
@@ -452,7 +455,7 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         accessErrors.inc();
         qp.responderError = true;
         ack(qp, syndrome);
-        qp.state = QpState.ERROR;
+        qp.moveTo(QpState.ERROR);
         startRecvFlush(qp);
         // Its own send queue is flushed too: the whole QP is in error.
         req.queue(qp);
@@ -575,62 +578,12 @@ final class Receiver extends Module implements PayloadWriter.Written, RecvWqePre
         }
     }
 
-    // ------------------------------------------------------------ requester: READ responses
-
-    private int readResponse(Qp qp, Frame f) {
-        Wr w = null;
-        Wr behind = null;
-        int psn = reader.psn();
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr c = qp.wr(i);
-            if (c.opcode == WqeOpcode.RDMA_READ) {
-                if (Psn.diff(psn, c.firstPsn) >= 0 && Psn.diff(psn, c.lastPsn()) <= 0) {
-                    w = c;
-                    break;
-                }
-                if (behind == null && c.responses < c.packets) {
-                    behind = c;
-                }
-            }
-        }
-        if (w != null && behind != null) {
-            // The responder answers READs in PSN order: a response of a later READ means the earlier one's missing
-            // responses were lost. Ask again now rather than at the timeout.
-            req.readGap(qp, behind);
-        }
-        if (w == null || Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) != 0) {
-            dropped.inc();
-            if (w != null && Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) > 0) {
-                // A response is missing: ask again from it at once rather than waiting for the timer.
-                req.readGap(qp, w);
-            }
-            return 0; // Duplicates are simply dropped.
-        }
-        int held = payload.scatter(qp, f, reader.payloadOffset(), w.sgeAddr, w.sgeLen, w.sgeKey, w.sgeCount, (long) w.responses * mtu,
-                reader.payloadLength(), w);
-        if (held == PayloadWriter.WAIT) {
-            return -1;
-        }
-        if (held == PayloadWriter.KEY_ERROR) {
-            req.failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
-            return 0;
-        }
-        w.responses++;
-        req.readProgress(qp);
-        if (w.responses == w.packets && w.pendingWrites == 0) {
-            req.acknowledge(qp, w.lastPsn());
-        }
-        return held;
-    }
-
     // ------------------------------------------------------------ writes of received payload that left
 
     @Override
     public void written(Qp qp, Wr w) {
         if (w != null) {
-            if (w.responses == w.packets && w.pendingWrites == 0) {
-                req.acknowledge(qp, w.lastPsn());
-            }
+            req.responseWritten(qp, w);
         } else {
             maybeRecvCqe(qp);
         }

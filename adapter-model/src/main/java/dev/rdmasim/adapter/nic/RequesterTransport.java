@@ -8,6 +8,10 @@ import dev.rdmasim.adapter.format.CqeSyndrome;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.adapter.transport.Psn;
 import dev.rdmasim.adapter.wire.Aeth;
+import dev.rdmasim.adapter.wire.Frame;
+import dev.rdmasim.adapter.wire.RoceReader;
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
 import java.util.function.Consumer;
@@ -22,8 +26,99 @@ import java.util.function.Consumer;
  * the PSN to resend (go-back-N) and the payload is read again; a remote-access or invalid-request NAK, or running
  * out of retries, completes the failing request with an error, flushes the rest and moves the QP to error.
  */
-final class RequesterTransport extends Module implements SendScheduler.Requester {
+final class RequesterTransport extends Module implements SendScheduler.Requester, WqeParser.Requests {
     static final int INFINITE_RNR_RETRY = 7;
+
+    /**
+     * One QP's requester state: its ring of parsed requests in flight (oldest first), where it is in the PSN space,
+     * its retries and its retransmission timer. Written by this block only.
+     */
+    static final class QpRequests {
+        private final Wr[] wrs;
+        private int head;
+        private int count;
+        /** Requests (counted from head) whose packets have all been queued for transmission. */
+        private int sent;
+        private int nextPsn;
+        /** Oldest PSN not yet acknowledged (and not waiting for a READ response): where go-back-N resumes. */
+        private int unackedPsn;
+        /** A READ re-request was made for this missing response PSN (one per gap). */
+        private boolean readRetryArmed;
+        private int readRetryPsn;
+        /** Newest PSN the responder acknowledged. */
+        private int ackedPsn;
+        private int retriesLeft;
+        private int rnrRetriesLeft;
+        /** Retries after a timeout or sequence NAK this QP was connected with (restored on progress). */
+        private int retryCount;
+        /** Outbound READs outstanding at once (initiator depth); set at RTS. */
+        private int maxReadsOut;
+        private Event timer;
+        /** When the retransmission timer really expires; MAX_VALUE when stopped. */
+        private long deadline = Long.MAX_VALUE;
+        /** Waiting out an RNR NAK's delay before resending. */
+        private boolean rnrWaiting;
+        private boolean retireQueued;
+
+        QpRequests(QpConfig cfg, int outstanding) {
+            int sqWqes = 1 << cfg.sqLogBbs();
+            int cap = Math.max(1, Math.min(outstanding, sqWqes));
+            wrs = new Wr[cap];
+            for (int i = 0; i < cap; i++) {
+                wrs[i] = new Wr(cfg.maxSendSge(), cfg.maxInline());
+            }
+        }
+
+        /** Request {@code i} of the ring, counted from the oldest. */
+        Wr wr(int i) {
+            int k = head + i;
+            return wrs[k < wrs.length ? k : k - wrs.length];
+        }
+
+        /** Requests in flight (parsed, not yet retired). */
+        int inFlight() {
+            return count;
+        }
+
+        /** Requests in flight whose packets are not all queued yet. */
+        int unsent() {
+            return count - sent;
+        }
+
+        int sent() {
+            return sent;
+        }
+
+        /** Free entries of the ring. */
+        int room() {
+            return wrs.length - count;
+        }
+
+        boolean full() {
+            return count == wrs.length;
+        }
+
+        int nextPsn() {
+            return nextPsn;
+        }
+
+        int unackedPsn() {
+            return unackedPsn;
+        }
+
+        int retriesLeft() {
+            return retriesLeft;
+        }
+
+        /** The retransmission deadline, or -1 when the timer is stopped. */
+        long deadline() {
+            return deadline == Long.MAX_VALUE ? -1 : deadline;
+        }
+
+        boolean retireQueued() {
+            return retireQueued;
+        }
+    }
 
     /** What the block is built with, taken from the profile once. */
     record Params(int maxUnacked, long ackTimeoutPs, long rnrTimerPs, int ackEvery, int mtu) {
@@ -63,6 +158,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     private final SendScheduler scheduler;
     private final Retirements retirements;
     private Packetizer tx;
+    private PayloadWriter payload;
     private Consumer<Qp> recvFlush;
     private final IntRing retireQueue = new IntRing(16);
     /** Requests retired so far, successfully or not, signaled or not: the requester's forward progress. */
@@ -88,9 +184,13 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         timeouts = stats().counter("timeouts", "events", "retransmission timer expiries");
     }
 
-    /** Packets go to the transmitter; a QP this side fails has its receive queue flushed by the receiver. */
-    void connect(Packetizer transmitter, Consumer<Qp> receiveFlush) {
+    /**
+     * Packets go to the transmitter, READ response payload to the payload writer; a QP this side fails has its
+     * receive queue flushed by the responder.
+     */
+    void connect(Packetizer transmitter, PayloadWriter payloadWriter, Consumer<Qp> receiveFlush) {
         this.tx = transmitter;
+        this.payload = payloadWriter;
         this.recvFlush = receiveFlush;
     }
 
@@ -98,9 +198,67 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         return retired;
     }
 
+    /** A QP was created: its retransmission timer. */
+    void open(Qp qp, String timerName) {
+        qp.req.timer = sim().event(timerName, () -> timeout(qp));
+    }
+
+    /** A QP reaches ready-to-send (or agrees its send PSN): its PSN space, retries and READ depth start. */
+    void start(Qp qp, int sendPsn, int retryCount, int rnrRetry, int maxReadsOut) {
+        QpRequests r = qp.req;
+        r.nextPsn = sendPsn;
+        r.unackedPsn = sendPsn;
+        r.ackedPsn = (sendPsn - 1) & 0xFF_FFFF;
+        r.retryCount = retryCount;
+        r.retriesLeft = retryCount;
+        r.rnrRetriesLeft = rnrRetry;
+        r.maxReadsOut = maxReadsOut;
+    }
+
+    /** The connection agreed a smaller initiator depth. */
+    void limitReads(Qp qp, int maxReadsOut) {
+        qp.req.maxReadsOut = maxReadsOut;
+    }
+
+    /** Whether the QP has requests in flight or a retirement waiting for CQE room. */
+    boolean busyWith(Qp qp) {
+        return qp.req.count != 0 || qp.req.retireQueued;
+    }
+
+    /** A QP is destroyed: its timer stops for good. */
+    void close(Qp qp) {
+        qp.req.timer.cancel();
+    }
+
+    @Override
+    public boolean full(Qp qp) {
+        return qp.req.full();
+    }
+
+    @Override
+    public Wr claim(Qp qp) {
+        Wr w = qp.req.wr(qp.req.count);
+        w.clear();
+        return w;
+    }
+
+    @Override
+    public void post(Qp qp, Wr w) {
+        QpRequests r = qp.req;
+        if (w != r.wr(r.count)) {
+            throw new InvariantViolation(fullName() + ": QP " + qp.qpn + " posted a request that is not its ring's tail");
+        }
+        if (w.syndrome == 0) {
+            // A WQE that failed validation takes no PSN.
+            w.firstPsn = r.nextPsn;
+            r.nextPsn = (r.nextPsn + w.packets) & 0xFF_FFFF;
+        }
+        r.count++;
+    }
+
     /** A QP has parsed requests to send (or, in error, to flush). */
     void queue(Qp qp) {
-        if (qp.state == QpState.ERROR) {
+        if (qp.state() == QpState.ERROR) {
             flushAll(qp);
             return;
         }
@@ -111,29 +269,29 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     /** Decides the next request packet of {@code qp} and has it built: 1 = more to send, 0 = nothing more now, -1 = wait. */
     @Override
     public int nextRequestPacket(Qp qp) {
-        if (qp.state != QpState.READY_TO_SEND || qp.wrSent >= qp.wrCount || qp.rnrWaiting) {
+        if (qp.state() != QpState.READY_TO_SEND || qp.req.sent >= qp.req.count || qp.req.rnrWaiting) {
             return 0;
         }
-        Wr w = qp.wr(qp.wrSent);
+        Wr w = qp.req.wr(qp.req.sent);
         if (w.syndrome != 0) {
             // A WQE that failed validation: it never reaches the wire and fails the QP.
-            qp.wrSent++;
-            failFrom(qp, qp.wrSent - 1, w.syndrome);
+            qp.req.sent++;
+            failFrom(qp, qp.req.sent - 1, w.syndrome);
             return 0;
         }
         boolean read = w.opcode == WqeOpcode.RDMA_READ;
         if (read && w.responses == w.packets) {
             // Its last responses came in while it waited to be asked again: there is nothing left to ask.
             w.packetsQueued = w.packets;
-            qp.wrSent++;
+            qp.req.sent++;
             fetch.sentOne(qp);
-            return qp.wrSent < qp.wrCount ? 1 : 0;
+            return qp.req.sent < qp.req.count ? 1 : 0;
         }
         // A READ asked again asks from its first missing response on (the responder answers a duplicate READ
         // from the PSN and range it names); a first request has none yet.
         int k = read ? w.responses : w.packetsQueued;
         int psn = Psn.add(w.firstPsn, k);
-        if (Psn.diff(psn, qp.unackedPsn) >= params.maxUnacked()) {
+        if (Psn.diff(psn, qp.req.unackedPsn) >= params.maxUnacked()) {
             return 0; // Window full; an ACK requeues the QP.
         }
         if (k == 0 && w.fence && readsUnfinished(qp)) {
@@ -141,46 +299,46 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             return 0; // Fenced: it starts once the earlier READs are complete, whose completion requeues the QP.
         }
         if (read && w.packetsQueued == 0) {
-            if (qp.maxReadsOut == 0) {
-                qp.wrSent++;
-                failFrom(qp, qp.wrSent - 1, CqeSyndrome.LOCAL_QP_OP);
+            if (qp.req.maxReadsOut == 0) {
+                qp.req.sent++;
+                failFrom(qp, qp.req.sent - 1, CqeSyndrome.LOCAL_QP_OP);
                 return 0;
             }
-            if (readsInFlight(qp) >= qp.maxReadsOut) {
+            if (readsInFlight(qp) >= qp.req.maxReadsOut) {
                 return 0; // Its READ slots are full (ORD); a completing READ requeues the QP.
             }
         }
         boolean last = read || k == w.packets - 1;
-        boolean ackRequest = last || ((Psn.diff(psn, qp.unackedPsn) + 1) % params.ackEvery() == 0);
+        boolean ackRequest = last || ((Psn.diff(psn, qp.req.unackedPsn) + 1) % params.ackEvery() == 0);
         int st = tx.buildRequest(qp, w, k, psn, ackRequest);
         if (st == KeyUnit.WAIT) {
             return -1;
         }
         if (st != KeyUnit.OK) {
-            qp.wrSent++;
-            failFrom(qp, qp.wrSent - 1, st);
+            qp.req.sent++;
+            failFrom(qp, qp.req.sent - 1, st);
             return 0;
         }
         w.packetsQueued = read ? w.packets : k + 1;
         if (w.packetsQueued == w.packets) {
-            qp.wrSent++;
+            qp.req.sent++;
             fetch.sentOne(qp);
         }
         tx.commitRequest();
-        return qp.wrSent < qp.wrCount ? 1 : 0;
+        return qp.req.sent < qp.req.count ? 1 : 0;
     }
 
     /** A request packet of {@code qp} left at {@code t}: the retransmission timer runs from the first one. */
     void packetSent(Qp qp, long t) {
-        if (qp.timerDeadline == Long.MAX_VALUE) {
+        if (qp.req.deadline == Long.MAX_VALUE) {
             restartTimerAt(qp, t + params.ackTimeoutPs());
         }
     }
 
     /** Whether a READ handed to the wire before the next request is not complete (responses or their writes). */
     private static boolean readsUnfinished(Qp qp) {
-        for (int i = 0; i < qp.wrSent; i++) {
-            Wr w = qp.wr(i);
+        for (int i = 0; i < qp.req.sent; i++) {
+            Wr w = qp.req.wr(i);
             if (w.opcode == WqeOpcode.RDMA_READ && (w.responses < w.packets || w.pendingWrites > 0)) {
                 return true;
             }
@@ -191,8 +349,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     /** READs of the QP handed to the wire whose responses have not all arrived. */
     private static int readsInFlight(Qp qp) {
         int n = 0;
-        for (int i = 0; i < qp.wrSent; i++) {
-            Wr w = qp.wr(i);
+        for (int i = 0; i < qp.req.sent; i++) {
+            Wr w = qp.req.wr(i);
             if (w.opcode == WqeOpcode.RDMA_READ && w.responses < w.packets) {
                 n++;
             }
@@ -202,18 +360,18 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
 
     /** An ACK (or the implicit ACK of a READ response) for every PSN up to {@code psn}. */
     void acknowledge(Qp qp, int psn) {
-        if (Psn.diff(psn, qp.nextPsn) >= 0) {
+        if (Psn.diff(psn, qp.req.nextPsn) >= 0) {
             return; // For PSNs never assigned: a stray or corrupt acknowledgement.
         }
         // The responder's acknowledgement only ever moves forward; a call with an older PSN (a READ
         // whose response writes have now left) re-runs retirement against the newest one.
-        if (Psn.diff(psn, qp.ackedPsn) > 0) {
-            qp.ackedPsn = psn;
+        if (Psn.diff(psn, qp.req.ackedPsn) > 0) {
+            qp.req.ackedPsn = psn;
         }
-        psn = qp.ackedPsn;
+        psn = qp.req.ackedPsn;
         boolean progress = false;
-        while (qp.wrCount > 0 && qp.wrSent > 0) {
-            Wr w = qp.wr(0);
+        while (qp.req.count > 0 && qp.req.sent > 0) {
+            Wr w = qp.req.wr(0);
             boolean read = w.opcode == WqeOpcode.RDMA_READ;
             if (Psn.diff(w.lastPsn(), psn) > 0 || (read && (w.responses < w.packets || w.pendingWrites > 0))) {
                 break;
@@ -225,8 +383,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         }
         // An ACK never covers READ data that has not arrived: stop at the first response missing.
         // Requests hold consecutive PSNs in ring order, so none past the first one starting after psn matters.
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
+        for (int i = 0; i < qp.req.count; i++) {
+            Wr w = qp.req.wr(i);
             if (Psn.diff(psn, w.firstPsn) < 0) {
                 break;
             }
@@ -236,13 +394,13 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
                 break;
             }
         }
-        if (Psn.diff(psn, qp.unackedPsn) >= 0) {
-            qp.unackedPsn = Psn.add(psn, 1);
-            qp.retriesLeft = qp.retryCount;
+        if (Psn.diff(psn, qp.req.unackedPsn) >= 0) {
+            qp.req.unackedPsn = Psn.add(psn, 1);
+            qp.req.retriesLeft = qp.req.retryCount;
             progress = true;
         }
         if (progress) {
-            if (qp.wrCount > 0) {
+            if (qp.req.count > 0) {
                 restartTimer(qp, params.ackTimeoutPs());
             } else {
                 stopTimer(qp);
@@ -254,10 +412,10 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
 
     /** Retires the oldest request with {@code syndrome} (0 = success); false if the CQE writer is full. */
     private boolean retireHead(Qp qp, int syndrome) {
-        Wr w = qp.wr(0);
+        Wr w = qp.req.wr(0);
         if (cqe.full()) {
-            if (!qp.inRetireQueue) {
-                qp.inRetireQueue = true;
+            if (!qp.req.retireQueued) {
+                qp.req.retireQueued = true;
                 retireQueue.add(qp.qpn);
             }
             return false;
@@ -284,9 +442,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         } else {
             retirements.retired(qp.qpn, w.wqeIndex, w.opcode, w.length, 0, w.stamps);
         }
-        qp.wrHead = qp.wrHead + 1 == qp.wrs.length ? 0 : qp.wrHead + 1;
-        qp.wrCount--;
-        qp.wrSent--;
+        qp.req.head = qp.req.head + 1 == qp.req.wrs.length ? 0 : qp.req.head + 1;
+        qp.req.count--;
+        qp.req.sent--;
         return true;
     }
 
@@ -294,11 +452,11 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     void cqeSpace() {
         while (!retireQueue.isEmpty() && !cqe.full()) {
             Qp qp = qps.qp(retireQueue.poll());
-            qp.inRetireQueue = false;
-            if (qp.state == QpState.ERROR) {
+            qp.req.retireQueued = false;
+            if (qp.state() == QpState.ERROR) {
                 flush(qp);
             } else {
-                acknowledge(qp, Psn.add(qp.unackedPsn, -1));
+                acknowledge(qp, Psn.add(qp.req.unackedPsn, -1));
             }
         }
     }
@@ -315,13 +473,13 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         if (kind == Aeth.KIND_RNR_NAK) {
             acknowledge(qp, Psn.add(psn, -1));
             // An RNR retry count of 7 means retry forever (InfiniBand convention).
-            if (qp.rnrRetriesLeft != INFINITE_RNR_RETRY && --qp.rnrRetriesLeft < 0) {
+            if (qp.req.rnrRetriesLeft != INFINITE_RNR_RETRY && --qp.req.rnrRetriesLeft < 0) {
                 failAt(qp, psn, CqeSyndrome.RNR_RETRY_EXC);
                 return;
             }
             // Resend from the refused PSN only after the RNR delay, without spending a retry. The wait starts
             // before the rewind, which would otherwise resend at once.
-            qp.rnrWaiting = true;
+            qp.req.rnrWaiting = true;
             rewind(qp, psn);
             restartTimer(qp, params.rnrTimerPs());
             return;
@@ -332,9 +490,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     }
 
     /** A request failed locally (e.g. a READ response cannot be written: bad local key): complete it with the error. */
-    void failRequest(Qp qp, Wr w, int syndrome) {
-        for (int i = 0; i < qp.wrCount; i++) {
-            if (qp.wr(i) == w) {
+    private void failRequest(Qp qp, Wr w, int syndrome) {
+        for (int i = 0; i < qp.req.count; i++) {
+            if (qp.req.wr(i) == w) {
                 failFrom(qp, i, syndrome);
                 return;
             }
@@ -345,20 +503,84 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
      * A READ response arrived ahead of the one expected (of this READ or a later one): re-request the READ from
      * its first missing response, once per gap until a timeout or NAK rewinds the QP again.
      */
-    void readGap(Qp qp, Wr w) {
+    private void readGap(Qp qp, Wr w) {
         int missing = Psn.add(w.firstPsn, w.responses);
-        if (qp.readRetryArmed && qp.readRetryPsn == missing) {
+        if (qp.req.readRetryArmed && qp.req.readRetryPsn == missing) {
             return;
         }
         rewind(qp, missing);
-        qp.readRetryArmed = true;
-        qp.readRetryPsn = missing;
+        qp.req.readRetryArmed = true;
+        qp.req.readRetryPsn = missing;
+    }
+
+    /** {@link #readResponse} outcomes: wait and offer the frame again, done, frame held by its writes, dropped. */
+    static final int WAIT = -1;
+    static final int DONE = 0;
+    static final int HELD = 1;
+    static final int DROPPED = 2;
+
+    /**
+     * A READ response frame for the QP: its payload is placed in the READ's local buffers if it is the response
+     * expected next; a duplicate is dropped, and one ahead of the expected means responses were lost, so the READ is
+     * asked again from the first missing one at once rather than at the timeout.
+     */
+    int readResponse(Qp qp, Frame f, RoceReader reader) {
+        QpRequests r = qp.req;
+        Wr w = null;
+        Wr behind = null;
+        int psn = reader.psn();
+        for (int i = 0; i < r.count; i++) {
+            Wr c = r.wr(i);
+            if (c.opcode == WqeOpcode.RDMA_READ) {
+                if (Psn.diff(psn, c.firstPsn) >= 0 && Psn.diff(psn, c.lastPsn()) <= 0) {
+                    w = c;
+                    break;
+                }
+                if (behind == null && c.responses < c.packets) {
+                    behind = c;
+                }
+            }
+        }
+        if (w != null && behind != null) {
+            // The responder answers READs in PSN order: a response of a later READ means the earlier one's missing
+            // responses were lost. Ask again now rather than at the timeout.
+            readGap(qp, behind);
+        }
+        if (w == null || Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) != 0) {
+            if (w != null && Psn.diff(psn, Psn.add(w.firstPsn, w.responses)) > 0) {
+                // A response is missing: ask again from it at once rather than waiting for the timer.
+                readGap(qp, w);
+            }
+            return DROPPED; // Duplicates are simply dropped.
+        }
+        int held = payload.scatter(qp, f, reader.payloadOffset(), w.sgeAddr, w.sgeLen, w.sgeKey, w.sgeCount,
+                (long) w.responses * params.mtu(), reader.payloadLength(), w);
+        if (held == PayloadWriter.WAIT) {
+            return WAIT;
+        }
+        if (held == PayloadWriter.KEY_ERROR) {
+            failRequest(qp, w, CqeSyndrome.LOCAL_PROT);
+            return DONE;
+        }
+        w.responses++;
+        readProgress(qp);
+        if (w.responses == w.packets && w.pendingWrites == 0) {
+            acknowledge(qp, w.lastPsn());
+        }
+        return held > 0 ? HELD : DONE;
+    }
+
+    /** Writes of a READ's response payload have left: once all have, the READ's PSNs are acknowledged. */
+    void responseWritten(Qp qp, Wr w) {
+        if (w.responses == w.packets && w.pendingWrites == 0) {
+            acknowledge(qp, w.lastPsn());
+        }
     }
 
     /** A READ response in order: forward progress, so the QP gets its retries back and its timer restarts. */
-    void readProgress(Qp qp) {
-        qp.retriesLeft = qp.retryCount;
-        if (!qp.rnrWaiting && qp.state == QpState.READY_TO_SEND) {
+    private void readProgress(Qp qp) {
+        qp.req.retriesLeft = qp.req.retryCount;
+        if (!qp.req.rnrWaiting && qp.state() == QpState.READY_TO_SEND) {
             restartTimer(qp, params.ackTimeoutPs());
         }
     }
@@ -373,52 +595,52 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     }
 
     private void restartTimerAt(Qp qp, long deadline) {
-        qp.timerDeadline = deadline;
-        if (!qp.retransmitTimer.scheduled()) {
-            qp.retransmitTimer.schedule(deadline);
-        } else if (qp.retransmitTimer.time() > deadline) {
-            qp.retransmitTimer.reschedule(deadline);
+        qp.req.deadline = deadline;
+        if (!qp.req.timer.scheduled()) {
+            qp.req.timer.schedule(deadline);
+        } else if (qp.req.timer.time() > deadline) {
+            qp.req.timer.reschedule(deadline);
         }
     }
 
     private void stopTimer(Qp qp) {
-        qp.timerDeadline = Long.MAX_VALUE;
+        qp.req.deadline = Long.MAX_VALUE;
     }
 
     /** The retransmission timer event fired: act if the deadline has really passed. */
     void timeout(Qp qp) {
-        if (qp.timerDeadline == Long.MAX_VALUE) {
+        if (qp.req.deadline == Long.MAX_VALUE) {
             return;
         }
-        if (now() < qp.timerDeadline) {
-            qp.retransmitTimer.schedule(qp.timerDeadline);
+        if (now() < qp.req.deadline) {
+            qp.req.timer.schedule(qp.req.deadline);
             return;
         }
-        qp.timerDeadline = Long.MAX_VALUE;
-        if (qp.wrCount == 0 || qp.state != QpState.READY_TO_SEND) {
+        qp.req.deadline = Long.MAX_VALUE;
+        if (qp.req.count == 0 || qp.state() != QpState.READY_TO_SEND) {
             return;
         }
-        if (qp.rnrWaiting) {
-            qp.rnrWaiting = false;
+        if (qp.req.rnrWaiting) {
+            qp.req.rnrWaiting = false;
             restartTimer(qp, params.ackTimeoutPs());
             queue(qp);
             return;
         }
         timeouts.inc();
-        if (--qp.retriesLeft < 0) {
-            failAt(qp, qp.unackedPsn, CqeSyndrome.TRANSPORT_RETRY_EXC);
+        if (--qp.req.retriesLeft < 0) {
+            failAt(qp, qp.req.unackedPsn, CqeSyndrome.TRANSPORT_RETRY_EXC);
             return;
         }
-        rewind(qp, qp.unackedPsn);
+        rewind(qp, qp.req.unackedPsn);
         restartTimer(qp, params.ackTimeoutPs());
     }
 
     /** Go-back-N: make every packet from {@code psn} on be sent again. */
     private void rewind(Qp qp, int psn) {
         retransmits.inc();
-        qp.readRetryArmed = false;
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
+        qp.req.readRetryArmed = false;
+        for (int i = 0; i < qp.req.count; i++) {
+            Wr w = qp.req.wr(i);
             int d = Psn.diff(psn, w.firstPsn);
             if (d < w.packets) {
                 int from = Math.max(0, d);
@@ -431,16 +653,16 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             }
         }
         int sent = 0;
-        while (sent < qp.wrCount && qp.wr(sent).packetsQueued == qp.wr(sent).packets) {
+        while (sent < qp.req.count && qp.req.wr(sent).packetsQueued == qp.req.wr(sent).packets) {
             sent++;
         }
-        qp.wrSent = sent;
+        qp.req.sent = sent;
         queue(qp);
     }
 
     private void failAt(Qp qp, int psn, int syndrome) {
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
+        for (int i = 0; i < qp.req.count; i++) {
+            Wr w = qp.req.wr(i);
             if (Psn.diff(psn, w.firstPsn) >= 0 && Psn.diff(psn, w.lastPsn()) <= 0) {
                 failFrom(qp, i, syndrome);
                 return;
@@ -451,12 +673,12 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
 
     /** Completes request {@code index} with {@code syndrome}, flushes every later one, QP to error. */
     private void failFrom(Qp qp, int index, int syndrome) {
-        qp.state = QpState.ERROR;
+        qp.moveTo(QpState.ERROR);
         // The receive queue of a QP in error is flushed as well.
         recvFlush.accept(qp);
         stopTimer(qp);
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
+        for (int i = 0; i < qp.req.count; i++) {
+            Wr w = qp.req.wr(i);
             if (i == index) {
                 w.syndrome = syndrome;
             } else if (i > index) {
@@ -469,8 +691,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     /** A QP in error: everything it holds completes, flushed unless it already has an error. */
     private void flushAll(Qp qp) {
         stopTimer(qp);
-        for (int i = 0; i < qp.wrCount; i++) {
-            Wr w = qp.wr(i);
+        for (int i = 0; i < qp.req.count; i++) {
+            Wr w = qp.req.wr(i);
             if (w.syndrome == 0) {
                 w.syndrome = CqeSyndrome.WR_FLUSH;
             }
@@ -480,11 +702,11 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
 
     /** Retires every request of a QP in error, each with its syndrome (earlier ones succeed). */
     private void flush(Qp qp) {
-        while (qp.wrCount > 0) {
-            Wr w = qp.wr(0);
+        while (qp.req.count > 0) {
+            Wr w = qp.req.wr(0);
             int syn = w.syndrome;
-            if (qp.wrSent == 0) {
-                qp.wrSent = 1; // Not yet sent: still completes, flushed.
+            if (qp.req.sent == 0) {
+                qp.req.sent = 1; // Not yet sent: still completes, flushed.
             }
             if (!retireHead(qp, syn == 0 ? CqeSyndrome.WR_FLUSH : syn)) {
                 return;

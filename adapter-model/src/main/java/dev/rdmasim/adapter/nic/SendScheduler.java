@@ -25,10 +25,19 @@ final class SendScheduler {
         this.requester = requesterTransport;
     }
 
+    /** Whether one QP is in the round: written by this block only. */
+    static final class Turn {
+        private boolean queued;
+
+        boolean queued() {
+            return queued;
+        }
+    }
+
     /** A ready-to-send QP has requests to send: it joins the round unless it is in it. */
     void add(Qp qp) {
-        if (!qp.inTxQueue && qp.state == QpState.READY_TO_SEND) {
-            qp.inTxQueue = true;
+        if (!qp.turn.queued && qp.state() == QpState.READY_TO_SEND) {
+            qp.turn.queued = true;
             queue.add(qp.qpn);
         }
     }
@@ -47,7 +56,7 @@ final class SendScheduler {
         if (r > 0) {
             queue.add(qp.qpn); // Round robin: one packet per turn.
         } else {
-            qp.inTxQueue = false;
+            qp.turn.queued = false;
         }
         return true;
     }

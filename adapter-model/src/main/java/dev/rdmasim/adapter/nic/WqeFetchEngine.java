@@ -9,6 +9,7 @@ import dev.rdmasim.adapter.pcie.DmaCallback;
 import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.adapter.pcie.DmaRequest;
 import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.ClockDomain;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
@@ -37,7 +38,107 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
 
     /** Where parsed-to-be WQE blocks go: the parser, told that a QP has new blocks staged. */
     interface Output {
-        void staged(Qp qp);
+        /** The QP's staging buffer holds blocks up to {@code fetchedBb} (16-bit counter). */
+        void staged(Qp qp, int fetchedBb);
+    }
+
+    /**
+     * One QP's send queue as the engine holds it on chip: the producer index the doorbells announced, what has been
+     * asked for and what has arrived, the staging buffer the parser reads from, and whether the QP's context is on
+     * chip. Written by this block only; the parser reads the staged blocks and gives their room back through
+     * {@link #stagingFreed}.
+     */
+    static final class SendRing {
+        /** Most fetch reads in flight per QP; a power of two, so fetch ring indices wrap with a mask. */
+        static final int MAX_FETCHES = 4;
+
+        /** Where the QP's context is, for the next fetch: a fill that arrived is used once, even if evicted since. */
+        enum Context { LOOK_UP, FILLING, FILLED }
+
+        /** A read of ring blocks in one of the QP's fetch entries. */
+        enum Read { IN_FLIGHT, ARRIVED }
+
+        /** Producer counter in basic blocks, as the last doorbell announced it (16 bits). */
+        private int pi;
+        /** Basic blocks requested by fetches, arrived or not (16-bit counter). */
+        private int issued;
+        /** Basic blocks fetched into the staging buffer, in ring order (16-bit counter). */
+        private int fetched;
+        /** Basic blocks the parser has taken out of the staging buffer (16-bit counter). */
+        private int consumed;
+        /** Fetch reads in flight for this QP, oldest first. */
+        private final int[] readLen = new int[MAX_FETCHES];
+        private final Read[] reads = new Read[MAX_FETCHES];
+        private int readHead;
+        private int readCount;
+        private final byte[] staging;
+        private final int stagingBbs;
+        /** Per staging block: the WQE starting there was written whole by BlueFlame, not fetched. */
+        private final boolean[] blueFlame;
+        private boolean queued;
+        private Context context = Context.LOOK_UP;
+
+        SendRing(int fetchBbs) {
+            int bbs = Integer.highestOneBit(Math.max(2 * fetchBbs, 8) - 1) << 1;
+            stagingBbs = bbs;
+            staging = new byte[bbs * SendWqeBuilder.BB];
+            blueFlame = new boolean[bbs];
+        }
+
+        /** The staging buffer: block {@code b} of the ring (16-bit counter) is at {@code (b & (stagingBbs()-1)) * 64}. */
+        byte[] staging() {
+            return staging;
+        }
+
+        int stagingBbs() {
+            return stagingBbs;
+        }
+
+        /** Basic blocks staged, in ring order (16-bit counter): the parser may read up to here. */
+        int fetchedBb() {
+            return fetched;
+        }
+
+        int producerIndex() {
+            return pi;
+        }
+
+        int issuedBb() {
+            return issued;
+        }
+
+        int readsInFlight() {
+            return readCount;
+        }
+
+        boolean queued() {
+            return queued;
+        }
+
+        Context context() {
+            return context;
+        }
+
+        /** Whether the WQE staged at ring block {@code bb} came whole by BlueFlame (no fetch read). */
+        boolean cameByBlueFlame(int bb) {
+            return blueFlame[bb & (stagingBbs - 1)];
+        }
+
+        /** Basic blocks announced by doorbells but not yet asked for. */
+        int bbsToFetch() {
+            return (pi - issued) & 0xFFFF;
+        }
+
+        private int staged() {
+            return (fetched - consumed) & 0xFFFF;
+        }
+
+        private void moveContext(Context from, Context to) {
+            if (context != from) {
+                throw new InvariantViolation("QP context " + context + ", expected " + from + " before " + to);
+            }
+            context = to;
+        }
     }
 
     /** One read in flight: a QP's context, or a run of its ring's blocks. */
@@ -103,7 +204,7 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
     /** The doorbell unit announced new blocks up to producer index {@code pi} (16 bits). */
     @Override
     public void ring(Qp qp, int pi) {
-        qp.sqPi = pi;
+        qp.sq.pi = pi;
         queue(qp);
     }
 
@@ -113,17 +214,18 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
      */
     @Override
     public boolean takeBlueFlame(Qp qp, byte[] wqe, int index, int bbs) {
-        if (index == qp.fetchedBb && qp.fetchCount == 0 && index == qp.sqPi
-                && ((qp.fetchedBb - qp.parsedBb) & 0xFFFF) + bbs <= qp.stagingBbs && credits.wqeCacheFree() >= bbs) {
+        SendRing sq = qp.sq;
+        if (index == sq.fetched && sq.readCount == 0 && index == sq.pi
+                && sq.staged() + bbs <= sq.stagingBbs && credits.wqeCacheFree() >= bbs) {
             credits.reserveWqeCache(bbs);
             for (int b = 0; b < bbs; b++) {
-                int dst = ((index + b) & (qp.stagingBbs - 1)) * SendWqeBuilder.BB;
-                System.arraycopy(wqe, b * SendWqeBuilder.BB, qp.staging, dst, SendWqeBuilder.BB);
+                int dst = ((index + b) & (sq.stagingBbs - 1)) * SendWqeBuilder.BB;
+                System.arraycopy(wqe, b * SendWqeBuilder.BB, sq.staging, dst, SendWqeBuilder.BB);
+                sq.blueFlame[(index + b) & (sq.stagingBbs - 1)] = b == 0;
             }
-            qp.blueFlameStaged[index & (qp.stagingBbs - 1)] = true;
-            qp.sqPi = (index + bbs) & 0xFFFF;
-            qp.fetchedBb = qp.sqPi;
-            qp.issuedBb = qp.sqPi;
+            sq.pi = (index + bbs) & 0xFFFF;
+            sq.fetched = sq.pi;
+            sq.issued = sq.pi;
             return true;
         }
         return false;
@@ -132,19 +234,26 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
     /** Queues the QP for a fetch if it has blocks to fetch and room to take them. */
     void queue(Qp qp) {
         // A QP in error still fetches its new WQEs: they complete at once, flushed.
-        if (!qp.inFetchQueue && qp.bbsToFetch() > 0 && qp.fetchCount < Qp.MAX_FETCHES
-                && (qp.state == QpState.READY_TO_SEND || qp.state == QpState.ERROR)
-                && qp.wrCount - qp.wrSent < params.prefetchDepth()) {
-            qp.inFetchQueue = true;
+        SendRing sq = qp.sq;
+        if (!sq.queued && sq.bbsToFetch() > 0 && sq.readCount < SendRing.MAX_FETCHES
+                && (qp.state() == QpState.READY_TO_SEND || qp.state() == QpState.ERROR)
+                && qp.req.unsent() < params.prefetchDepth()) {
+            sq.queued = true;
             queue.add(qp.qpn);
             pump();
         }
     }
 
+    /** The parser took {@code bbs} blocks (maybe none) out of the QP's staging buffer: room for more fetches. */
+    void stagingFreed(Qp qp, int bbs) {
+        qp.sq.consumed = (qp.sq.consumed + bbs) & 0xFFFF;
+        queue(qp);
+    }
+
     /** Requests retired: the ring has room again, for WQEs already staged and for new fetches. */
     void requeue(Qp qp) {
-        if (((qp.fetchedBb - qp.parsedBb) & 0xFFFF) > 0 && !qp.ringFull()) {
-            output.staged(qp);
+        if (qp.sq.staged() > 0 && !qp.req.full()) {
+            output.staged(qp, qp.sq.fetched);
         }
         queue(qp);
     }
@@ -156,7 +265,7 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
 
     /** Whether a fetch of the QP is queued, in flight or waiting for its context. */
     boolean busyWith(Qp qp) {
-        return qp.inFetchQueue || qp.fetchCount != 0 || qp.waitingForContext;
+        return qp.sq.queued || qp.sq.readCount != 0 || qp.sq.context == SendRing.Context.FILLING;
     }
 
     private void wqeCacheFreed() {
@@ -181,12 +290,18 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
             return; // A completing read frees a slot and pumps again.
         }
         Qp qp = qps.qp(queue.poll());
-        qp.inFetchQueue = false;
+        SendRing sq = qp.sq;
+        sq.queued = false;
         // The QP's context must be on chip before its ring can be read. A context that just arrived
         // is used from the fill even if the line has since been evicted, so heavy thrashing cannot
         // starve a QP forever.
-        int r = qp.contextFilled ? 0 : contexts.lookup(qp.qpn);
-        qp.contextFilled = false;
+        int r;
+        if (sq.context == SendRing.Context.FILLED) {
+            sq.moveContext(SendRing.Context.FILLED, SendRing.Context.LOOK_UP);
+            r = 0;
+        } else {
+            r = contexts.lookup(qp.qpn);
+        }
         if (r < 0) {
             if (r <= -3) {
                 contexts.writeBackEvicted();
@@ -196,23 +311,23 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
                 slot.target = line;
                 slot.read.read(contexts.qpContextAddress(qp.qpn), contexts.line(line), 0,
                         ContextMemory.QP_CONTEXT_BYTES, slot, 0);
-                qp.waitingForContext = true;
+                sq.moveContext(SendRing.Context.LOOK_UP, SendRing.Context.FILLING);
                 port.send(slot.read);
             } else {
                 // Another fetch is filling this context, or its set is busy: try again after it.
-                qp.inFetchQueue = true;
+                sq.queued = true;
                 queue.add(qp.qpn);
             }
             pump();
             return;
         }
-        int staged = (qp.issuedBb - qp.parsedBb) & 0xFFFF;
-        int room = Math.min(qp.stagingBbs - staged, qp.wrs.length - qp.wrCount);
-        int n = Math.min(Math.min(qp.bbsToFetch(), params.fetchMaxBbs()), room);
-        int ringBb = qp.issuedBb & qp.sqMaskBbs();
+        int staged = (sq.issued - sq.consumed) & 0xFFFF;
+        int room = Math.min(sq.stagingBbs - staged, qp.req.room());
+        int n = Math.min(Math.min(sq.bbsToFetch(), params.fetchMaxBbs()), room);
+        int ringBb = sq.issued & qp.sqMaskBbs();
         n = Math.min(n, qp.sqMaskBbs() + 1 - ringBb);
-        int stageBb = qp.issuedBb & (qp.stagingBbs - 1);
-        n = Math.min(n, qp.stagingBbs - stageBb);
+        int stageBb = sq.issued & (sq.stagingBbs - 1);
+        n = Math.min(n, sq.stagingBbs - stageBb);
         if (n > 0 && credits.wqeCacheFree() == 0) {
             wqeCacheStalls.inc();
             cacheWaiters.add(qp.qpn);
@@ -224,15 +339,18 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
             return;
         }
         credits.reserveWqeCache(n);
-        int entry = (qp.fetchHead + qp.fetchCount) & (Qp.MAX_FETCHES - 1);
-        qp.fetchLen[entry] = n;
-        qp.fetchDone[entry] = false;
-        qp.fetchCount++;
-        qp.issuedBb = (qp.issuedBb + n) & 0xFFFF;
+        int entry = (sq.readHead + sq.readCount) & (SendRing.MAX_FETCHES - 1);
+        sq.readLen[entry] = n;
+        sq.reads[entry] = SendRing.Read.IN_FLIGHT;
+        sq.readCount++;
+        sq.issued = (sq.issued + n) & 0xFFFF;
+        for (int b = 0; b < n; b++) {
+            sq.blueFlame[stageBb + b] = false; // fetched, not written by BlueFlame
+        }
         slot.qpn = qp.qpn;
         slot.context = false;
         slot.target = entry;
-        slot.read.read(qp.cfg.sqBase() + (long) ringBb * SendWqeBuilder.BB, qp.staging,
+        slot.read.read(qp.cfg.sqBase() + (long) ringBb * SendWqeBuilder.BB, sq.staging,
                 stageBb * SendWqeBuilder.BB, n * SendWqeBuilder.BB, slot, 0);
         wqeFetches.inc();
         port.send(slot.read);
@@ -250,20 +368,23 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
 
     private void contextArrived(Qp qp, int line) {
         contexts.fill(line);
-        qp.waitingForContext = false;
-        qp.contextFilled = true;
+        qp.sq.moveContext(SendRing.Context.FILLING, SendRing.Context.FILLED);
         queue(qp);
         pump();
     }
 
     private void blocksArrived(Qp qp, int entry) {
-        qp.fetchDone[entry] = true;
-        while (qp.fetchCount > 0 && qp.fetchDone[qp.fetchHead]) {
-            qp.fetchedBb = (qp.fetchedBb + qp.fetchLen[qp.fetchHead]) & 0xFFFF;
-            qp.fetchHead = (qp.fetchHead + 1) & (Qp.MAX_FETCHES - 1);
-            qp.fetchCount--;
+        SendRing sq = qp.sq;
+        if (sq.reads[entry] != SendRing.Read.IN_FLIGHT) {
+            throw new InvariantViolation(fullName() + ": QP " + qp.qpn + " fetch entry " + entry + " arrived twice");
         }
-        output.staged(qp);
+        sq.reads[entry] = SendRing.Read.ARRIVED;
+        while (sq.readCount > 0 && sq.reads[sq.readHead] == SendRing.Read.ARRIVED) {
+            sq.fetched = (sq.fetched + sq.readLen[sq.readHead]) & 0xFFFF;
+            sq.readHead = (sq.readHead + 1) & (SendRing.MAX_FETCHES - 1);
+            sq.readCount--;
+        }
+        output.staged(qp, sq.fetched);
         queue(qp);
         pump();
     }

@@ -34,14 +34,47 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
         }
     }
 
-    /** Where parsed requests go: the transmitter, told that a QP has a new request. */
+    /** Where parsed requests go: the requester transport, told that a QP has a new request. */
     interface Output {
         void parsed(Qp qp);
     }
 
-    /** Who is told that the QP's staging buffer has room again (the fetch engine). */
+    /** The requester's ring of requests in flight, which the parser fills at its tail. */
+    interface Requests {
+        /** No free entry: the parser waits for a retirement. */
+        boolean full(Qp qp);
+
+        /** The free entry at the tail, cleared, for the parser to fill. */
+        Wr claim(Qp qp);
+
+        /** The entry just filled joins the ring (it takes its PSNs now). */
+        void post(Qp qp, Wr w);
+    }
+
+    /** Who is told that the QP's staging buffer has room again, and how many blocks (the fetch engine). */
     interface StagingFreed {
-        void stagingFreed(Qp qp);
+        void stagingFreed(Qp qp, int bbs);
+    }
+
+    /** One QP's place in the parser: written by this block only. */
+    static final class QpParse {
+        /** Basic blocks parsed out of the staging buffer (16-bit counter). */
+        private int parsed;
+        /** Basic blocks staged, as the fetch engine last announced (16-bit counter). */
+        private int staged;
+        private boolean queued;
+
+        int parsedBb() {
+            return parsed;
+        }
+
+        boolean queued() {
+            return queued;
+        }
+
+        private int available() {
+            return (staged - parsed) & 0xFFFF;
+        }
     }
 
     private final Params params;
@@ -53,6 +86,7 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
     private final SendWqeParser parser;
     private final Event resume;
     private Output output;
+    private Requests requests;
     private StagingFreed stagingFreed;
     private boolean parsing;
     private boolean stalledOnInline;
@@ -75,16 +109,19 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
         credits.onInlineFreed(this::inlineFreed);
     }
 
-    void connect(Output transmitter, StagingFreed fetch) {
-        this.output = transmitter;
+    void connect(Requests ring, Output requester, StagingFreed fetch) {
+        this.requests = ring;
+        this.output = requester;
         this.stagingFreed = fetch;
     }
 
-    /** A QP has new blocks staged. */
+    /** A QP has blocks staged up to {@code fetchedBb} (16-bit counter). */
     @Override
-    public void staged(Qp qp) {
-        if (!qp.inParseQueue) {
-            qp.inParseQueue = true;
+    public void staged(Qp qp, int fetchedBb) {
+        QpParse ps = qp.parse;
+        ps.staged = fetchedBb;
+        if (!ps.queued) {
+            ps.queued = true;
             queue.add(qp.qpn);
         }
         parse();
@@ -122,15 +159,19 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
 
     private void parseOne() {
         Qp qp = qps.qp(queue.peek());
-        int avail = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
+        QpParse ps = qp.parse;
+        byte[] staging = qp.sq.staging();
+        int stagingBbs = qp.sq.stagingBbs();
+        int avail = ps.available();
         boolean more = false;
-        if (avail > 0 && !qp.ringFull()) {
-            int off = (qp.parsedBb & (qp.stagingBbs - 1)) * SendWqeBuilder.BB;
-            int ds = ControlSegment.ds(qp.staging, off);
+        int taken = 0;
+        if (avail > 0 && !requests.full(qp)) {
+            int off = (ps.parsed & (stagingBbs - 1)) * SendWqeBuilder.BB;
+            int ds = ControlSegment.ds(staging, off);
             int bbs = Math.max(1, SendWqeBuilder.bbsForDs(ds));
             if (bbs <= avail) {
                 parser.setLimits(Math.min(qp.cfg.maxSendSge(), 63), qp.cfg.maxInline(), params.maxDs());
-                int syndrome = parser.parse(qp.staging, 0, qp.staging.length, off, qp.qpn, qp.parsedBb);
+                int syndrome = parser.parse(staging, 0, staging.length, off, qp.qpn, ps.parsed);
                 if (syndrome == 0 && parser.isInline() && !credits.inlineFits(parser.inlineLength())) {
                     // The inline buffer is full: the parser stalls until an acknowledgement frees it.
                     inlineStalls.inc();
@@ -138,47 +179,45 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
                     return;
                 }
                 long ready = busy.book(params.parseCycles(), clock.at());
-                Wr w = qp.wr(qp.wrCount);
-                w.clear();
-                w.stamp(Stage.DOORBELL, qp.doorbellPs);
-                int slot = qp.parsedBb & (qp.stagingBbs - 1);
-                w.blueFlame = qp.blueFlameStaged[slot];
-                qp.blueFlameStaged[slot] = false;
+                Wr w = requests.claim(qp);
+                w.stamp(Stage.DOORBELL, qp.db.lastDoorbellPs());
+                w.blueFlame = qp.sq.cameByBlueFlame(ps.parsed);
                 if (!w.blueFlame) {
                     // A WQE written by BlueFlame was never fetched: the stage stays empty (Stage.NOT_REACHED).
                     w.stamp(Stage.WQE_FETCHED, ready);
                 }
                 w.readyPs = ready;
-                fill(qp, w, syndrome, bbs);
+                fill(qp, w, syndrome, bbs, staging, stagingBbs);
                 if (w.inline) {
                     credits.takeInline(w.length);
                 }
-                qp.wrCount++;
-                qp.parsedBb = (qp.parsedBb + bbs) & 0xFFFF;
+                requests.post(qp, w);
+                ps.parsed = (ps.parsed + bbs) & 0xFFFF;
+                taken = bbs;
                 credits.releaseWqeCache(bbs);
                 wqesParsed.inc();
                 if (syndrome != 0) {
                     badWqes.inc();
                 }
                 output.parsed(qp);
-                more = ((qp.fetchedBb - qp.parsedBb) & 0xFFFF) > 0 && !qp.ringFull();
+                more = ps.available() > 0 && !requests.full(qp);
             }
         }
         queue.poll();
-        qp.inParseQueue = false;
+        ps.queued = false;
         if (more) {
-            qp.inParseQueue = true;
+            ps.queued = true;
             queue.add(qp.qpn);
         }
-        stagingFreed.stagingFreed(qp);
+        stagingFreed.stagingFreed(qp, taken);
     }
 
-    private void fill(Qp qp, Wr w, int syndrome, int bbs) {
-        w.wqeIndex = qp.parsedBb;
+    private void fill(Qp qp, Wr w, int syndrome, int bbs, byte[] staging, int stagingBbs) {
+        w.wqeIndex = qp.parse.parsed;
         w.bbs = bbs;
         w.syndrome = syndrome;
         if (syndrome != 0) {
-            w.opcode = ControlSegment.opcode(qp.staging, (qp.parsedBb & (qp.stagingBbs - 1)) * SendWqeBuilder.BB);
+            w.opcode = ControlSegment.opcode(staging, (qp.parse.parsed & (stagingBbs - 1)) * SendWqeBuilder.BB);
             w.signaled = true;
             w.packets = 0;
             return;
@@ -208,8 +247,6 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
         int mtu = params.mtu();
         int pk = len == 0 ? 1 : (int) ((len + mtu - 1) / mtu);
         w.packets = pk;
-        w.firstPsn = qp.nextPsn;
-        qp.nextPsn = (qp.nextPsn + pk) & 0xFF_FFFF;
         if (read) {
             w.responses = 0;
         }

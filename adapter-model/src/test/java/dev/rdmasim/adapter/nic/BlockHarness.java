@@ -58,10 +58,20 @@ final class BlockHarness implements QpTable {
 
     /** A QP whose send ring of 2^sqLogBbs blocks is allocated in host memory; READY_TO_SEND. */
     Qp addQp(int qpn, int sqLogBbs, int outstanding, int fetchBbs, int bfBytes, int maxSendSge, int maxInline) {
+        return addQp(qpn, sqLogBbs, outstanding, fetchBbs, bfBytes, maxSendSge, maxInline, QpState.READY_TO_SEND);
+    }
+
+    /** As {@link #addQp(int, int, int, int, int, int, int)}, left in INIT, READY_TO_RECEIVE or READY_TO_SEND. */
+    Qp addQp(int qpn, int sqLogBbs, int outstanding, int fetchBbs, int bfBytes, int maxSendSge, int maxInline, QpState state) {
         long sq = mem.allocate((long) SendWqeBuilder.BB << sqLogBbs, 4096);
         QpConfig cfg = new QpConfig(1, 1, 1, sq, sqLogBbs, 0, 0, 0, 0, maxSendSge, 1, maxInline, 0);
         Qp qp = new Qp(qpn, cfg, outstanding, fetchBbs, bfBytes, 1);
-        qp.state = QpState.READY_TO_SEND;
+        if (state != QpState.INIT) {
+            qp.moveTo(QpState.READY_TO_RECEIVE);
+        }
+        if (state == QpState.READY_TO_SEND) {
+            qp.moveTo(QpState.READY_TO_SEND);
+        }
         qps.put(qpn, qp);
         return qp;
     }

@@ -43,6 +43,8 @@ class DoorbellUnitTest {
         final Event consume;
         int stagedCalls;
         int consumed;
+        /** Blocks staged, as the engine last announced (16-bit counter). */
+        int staged;
         int produced;
         boolean consuming;
 
@@ -58,11 +60,8 @@ class DoorbellUnitTest {
             fetch.connect(this);
             db = new DoorbellUnit(h.top, new DoorbellUnit.Params(BF));
             db.connect(fetch, this);
-            qp = h.addQp(3, 5, 16, fetchMax, BF, 4, 128);
+            qp = h.addQp(3, 5, 16, fetchMax, BF, 4, 128, live ? QpState.READY_TO_SEND : QpState.INIT);
             ctx.writeQpContext(qp.qpn, qp.cfg);
-            if (!live) {
-                qp.state = QpState.INIT;
-            }
             ring = new byte[BB << qp.cfg.sqLogBbs()];
             builder = new SendWqeBuilder(ring, 0, qp.cfg.sqLogBbs());
             consume = h.sim.event("parser", this::consumeSome);
@@ -106,31 +105,32 @@ class DoorbellUnitTest {
         }
 
         @Override
-        public void staged(Qp q) {
+        public void staged(Qp q, int fetchedBb) {
             stagedCalls++;
+            staged = fetchedBb;
             if (!consume.scheduled() && !consuming) {
                 consume.scheduleIn(rnd.nextInt(3) == 0 ? rnd.nextLong(1_000_000) : 0);
             }
         }
 
         void consumeSome() {
-            int avail = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
+            int avail = (staged - consumed) & 0xFFFF;
             if (avail == 0) {
                 return;
             }
             int n = 1 + rnd.nextInt(avail);
             for (int i = 0; i < n; i++) {
-                int off = ((consumed + i) & (qp.stagingBbs - 1)) * BB;
-                assertThat(Arrays.copyOfRange(qp.staging, off, off + BB)).as("block %d in staging", consumed + i)
+                int off = ((consumed + i) & (qp.sq.stagingBbs() - 1)) * BB;
+                assertThat(Arrays.copyOfRange(qp.sq.staging(), off, off + BB)).as("block %d in staging", consumed + i)
                         .isEqualTo(blocks.get(consumed + i));
             }
             consumed += n;
-            qp.parsedBb = (qp.parsedBb + n) & 0xFFFF;
             consuming = true;
+            fetch.stagingFreed(qp, n);
             credits.releaseWqeCache(n);
             fetch.requeue(qp);
             consuming = false;
-            if (((qp.fetchedBb - qp.parsedBb) & 0xFFFF) > 0 && !consume.scheduled()) {
+            if (((staged - consumed) & 0xFFFF) > 0 && !consume.scheduled()) {
                 consume.scheduleIn(rnd.nextLong(300_000));
             }
         }
@@ -161,11 +161,11 @@ class DoorbellUnitTest {
         byte[] w0 = r.post(3); // 16 + 16 + 48 bytes: 2 blocks
         r.h.sim.runUntil(1_000_000);
         r.doorbell(HALF0, w0);
-        assertThat(r.qp.sqPi).isEqualTo(2);
-        assertThat(r.qp.doorbellPs).isEqualTo(1_000_000);
+        assertThat(r.qp.sq.producerIndex()).isEqualTo(2);
+        assertThat(r.qp.db.lastDoorbellPs()).isEqualTo(1_000_000);
         byte[] w1 = r.post(1);
         r.doorbell(HALF1, w1);
-        assertThat(r.qp.sqPi).isEqualTo(3);
+        assertThat(r.qp.sq.producerIndex()).isEqualTo(3);
         assertThat(r.doorbells()).isEqualTo(2);
         assertThat(r.blueflames()).isZero();
         assertThat(r.stagedCalls).isZero();
@@ -186,10 +186,10 @@ class DoorbellUnitTest {
         assertThat(r.stagedCalls).isEqualTo(1);
         assertThat(r.blueflames()).isEqualTo(1);
         assertThat(r.doorbells()).isZero();
-        assertThat(Arrays.copyOfRange(r.qp.staging, 0, 128)).isEqualTo(w);
-        assertThat(r.qp.sqPi).isEqualTo(2);
-        assertThat(r.qp.fetchedBb).isEqualTo(2);
-        assertThat(r.qp.doorbellPs).isEqualTo(2_000_000);
+        assertThat(Arrays.copyOfRange(r.qp.sq.staging(), 0, 128)).isEqualTo(w);
+        assertThat(r.qp.sq.producerIndex()).isEqualTo(2);
+        assertThat(r.qp.sq.fetchedBb()).isEqualTo(2);
+        assertThat(r.qp.db.lastDoorbellPs()).isEqualTo(2_000_000);
         assertThat(r.credits.wqeCacheFree()).isEqualTo(14);
     }
 
@@ -199,15 +199,15 @@ class DoorbellUnitTest {
         Rig r = new Rig(1, false);
         byte[] w0 = r.post(1); // 48 bytes: 1 block
         r.doorbell(HALF0, w0);
-        assertThat(r.qp.sqPi).isEqualTo(1);
-        byte[] before = r.qp.staging.clone();
+        assertThat(r.qp.sq.producerIndex()).isEqualTo(1);
+        byte[] before = r.qp.sq.staging().clone();
         byte[] w1 = r.post(3); // 80 bytes: 2 blocks
         r.blueFlame(HALF1, w1);
         assertThat(r.blueflames()).isZero();
         assertThat(r.doorbells()).as("counted as a doorbell").isEqualTo(2);
         assertThat(r.stagedCalls).as("nothing staged out of order").isZero();
-        assertThat(r.qp.staging).isEqualTo(before);
-        assertThat(r.qp.sqPi).as("the fetch engine is told the new end").isEqualTo(3);
+        assertThat(r.qp.sq.staging()).isEqualTo(before);
+        assertThat(r.qp.sq.producerIndex()).as("the fetch engine is told the new end").isEqualTo(3);
         assertThat(r.credits.wqeCacheFree()).isEqualTo(16);
     }
 

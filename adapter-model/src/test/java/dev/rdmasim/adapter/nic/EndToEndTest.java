@@ -663,8 +663,8 @@ class EndToEndTest {
         Qp qp = p[0].nic.qp(TestHost.QPN);
         while (sim.now() < 1_000_000_000L && sim.step()) {
             int n = 0;
-            for (int i = 0; i < qp.wrSent; i++) {
-                Wr w = qp.wr(i);
+            for (int i = 0; i < qp.req.sent(); i++) {
+                Wr w = qp.req.wr(i);
                 if (w.opcode == WqeOpcode.RDMA_READ && w.responses < w.packets) {
                     n++;
                 }

@@ -80,7 +80,7 @@ class SendSchedulerTest {
                     model.addLast(expected); // more to send, or waiting: it stays in the round, at the back
                 }
                 assertThat(more).as("a waiting QP stops the round").isEqualTo(answer >= 0);
-                assertThat(h.qp(expected).inTxQueue).isEqualTo(answer != 0);
+                assertThat(h.qp(expected).turn.queued()).isEqualTo(answer != 0);
             }
         }
         assertThat(checked).as("the script gave turns").isGreaterThan(100);
@@ -92,8 +92,7 @@ class SendSchedulerTest {
     void onlyReadyToSendQpsJoin() {
         BlockHarness h = new BlockHarness(1);
         Qp ready = h.addQp(2, 6, 16, 4, 256, 1, 64);
-        Qp notYet = h.addQp(3, 6, 16, 4, 256, 1, 64);
-        notYet.state = QpState.READY_TO_RECEIVE;
+        Qp notYet = h.addQp(3, 6, 16, 4, 256, 1, 64, QpState.READY_TO_RECEIVE);
         SendScheduler scheduler = new SendScheduler(h);
         List<Integer> turns = new ArrayList<>();
         scheduler.connect(qp -> {
@@ -107,7 +106,7 @@ class SendSchedulerTest {
             // drain
         }
         assertThat(turns).containsExactly(2);
-        assertThat(notYet.inTxQueue).isFalse();
-        assertThat(ready.inTxQueue).isFalse();
+        assertThat(notYet.turn.queued()).isFalse();
+        assertThat(ready.turn.queued()).isFalse();
     }
 }

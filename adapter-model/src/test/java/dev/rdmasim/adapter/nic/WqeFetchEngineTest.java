@@ -45,6 +45,8 @@ class WqeFetchEngineTest {
             final List<byte[]> blocks = new ArrayList<>();
             int produced;
             int consumed;
+            /** Blocks staged, as the engine last announced (16-bit counter). */
+            int staged;
             final Event post;
             final Event consume;
 
@@ -72,11 +74,11 @@ class WqeFetchEngineTest {
                         h.mem.write(at, block, 0, BB);
                     }
                     produced += k;
-                    boolean older = qp.fetchedBb != index;
+                    boolean older = qp.sq.fetchedBb() != index;
                     if (rnd.nextInt(3) == 0 && fetch.takeBlueFlame(qp, wqe, index, k)) {
                         assertThat(older).as("BlueFlame placed with older blocks missing").isFalse();
                         blueflames++;
-                        staged(qp);
+                        staged(qp, qp.sq.fetchedBb());
                     } else {
                         fetch.ring(qp, produced & 0xFFFF);
                     }
@@ -87,23 +89,23 @@ class WqeFetchEngineTest {
             }
 
             void consume() {
-                int avail = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
+                int avail = (staged - consumed) & 0xFFFF;
                 if (avail == 0) {
                     return;
                 }
                 int n = 1 + rnd.nextInt(avail);
                 for (int i = 0; i < n; i++) {
-                    int off = ((consumed + i) & (qp.stagingBbs - 1)) * BB;
+                    int off = ((consumed + i) & (qp.sq.stagingBbs() - 1)) * BB;
                     assertThat(consumed + i).as("QP %d staged beyond what was produced", qp.qpn).isLessThan(produced);
-                    assertThat(Arrays.copyOfRange(qp.staging, off, off + BB))
+                    assertThat(Arrays.copyOfRange(qp.sq.staging(), off, off + BB))
                             .as("QP %d block %d in staging", qp.qpn, consumed + i).isEqualTo(blocks.get(consumed + i));
                 }
                 consumed += n;
-                qp.parsedBb = (qp.parsedBb + n) & 0xFFFF;
+                fetch.stagingFreed(qp, n);
                 released += n;
                 credits.releaseWqeCache(n);
                 fetch.requeue(qp);
-                if (((qp.fetchedBb - qp.parsedBb) & 0xFFFF) > 0 && !consume.scheduled()) {
+                if (((staged - consumed) & 0xFFFF) > 0 && !consume.scheduled()) {
                     consume.scheduleIn(rnd.nextLong(400_000));
                 }
             }
@@ -143,10 +145,12 @@ class WqeFetchEngineTest {
         }
 
         @Override
-        public void staged(Qp qp) {
+        public void staged(Qp qp, int fetchedBb) {
             Q q = of(qp);
-            int staged = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
-            assertThat(staged).as("staged blocks fit the staging buffer").isLessThanOrEqualTo(qp.stagingBbs);
+            assertThat(fetchedBb).as("the announced pointer is the engine's").isEqualTo(qp.sq.fetchedBb());
+            q.staged = fetchedBb;
+            int staged = (fetchedBb - q.consumed) & 0xFFFF;
+            assertThat(staged).as("staged blocks fit the staging buffer").isLessThanOrEqualTo(qp.sq.stagingBbs());
             assertThat(q.consumed + staged).as("nothing announced that was not produced").isLessThanOrEqualTo(q.produced);
             if (staged > 0 && !q.consume.scheduled()) {
                 q.consume.scheduleIn(rnd.nextInt(3) == 0 ? rnd.nextLong(2_000_000) : rnd.nextLong(30_000));
@@ -164,9 +168,10 @@ class WqeFetchEngineTest {
         for (Run.Q q : run.qs) {
             assertThat(q.produced).isEqualTo(run.perQp);
             assertThat(q.consumed).as("QP %d: every block staged and consumed", q.qp.qpn).isEqualTo(q.produced);
-            assertThat(q.qp.fetchCount).isZero();
-            assertThat(q.qp.inFetchQueue).isFalse();
-            assertThat(q.qp.issuedBb).isEqualTo(q.qp.fetchedBb);
+            assertThat(q.qp.sq.readsInFlight()).isZero();
+            assertThat(q.qp.sq.queued()).isFalse();
+            assertThat(q.qp.sq.issuedBb()).isEqualTo(q.qp.sq.fetchedBb());
+            assertThat(q.qp.sq.context()).isNotEqualTo(WqeFetchEngine.SendRing.Context.FILLING);
             assertThat(run.fetch.busyWith(q.qp)).isFalse();
             produced += q.produced;
             int r = run.contexts.lookup(q.qp.qpn);
@@ -202,7 +207,7 @@ class WqeFetchEngineTest {
         int calls;
 
         @Override
-        public void staged(Qp qp) {
+        public void staged(Qp qp, int fetchedBb) {
             calls++;
         }
     }
@@ -217,42 +222,45 @@ class WqeFetchEngineTest {
         WqeFetchEngine fetch = new WqeFetchEngine(h.top, new WqeFetchEngine.Params(1, 4, 16), h.clock, h.work, h, ctx,
                 credits, h.port("wqeFetch", 2, 1));
         fetch.connect(new Sink());
-        Qp qp = h.addQp(1, 4, 16, 4, 256, 2, 64);
-        // A QP not yet ready to send takes doorbells without fetching: the engine stays passive.
-        qp.state = QpState.INIT;
+        // QPs not yet ready to send take doorbells without fetching: the engine stays passive.
+        Qp qp = h.addQp(1, 4, 16, 4, 256, 2, 64, QpState.INIT);
         byte[] wqe = new byte[3 * BB];
         Arrays.fill(wqe, (byte) 0x11);
 
         assertThat(fetch.takeBlueFlame(qp, wqe, 0, 3)).as("nothing older, room, credits").isTrue();
-        assertThat(Arrays.copyOfRange(qp.staging, 0, 3 * BB)).isEqualTo(wqe);
-        assertThat(qp.sqPi).isEqualTo(3);
-        assertThat(qp.fetchedBb).isEqualTo(3);
-        assertThat(qp.issuedBb).isEqualTo(3);
+        assertThat(Arrays.copyOfRange(qp.sq.staging(), 0, 3 * BB)).isEqualTo(wqe);
+        assertThat(qp.sq.producerIndex()).isEqualTo(3);
+        assertThat(qp.sq.fetchedBb()).isEqualTo(3);
+        assertThat(qp.sq.issuedBb()).isEqualTo(3);
+        assertThat(qp.sq.cameByBlueFlame(0)).isTrue();
+        assertThat(qp.sq.cameByBlueFlame(1)).isFalse();
         assertThat(credits.wqeCacheFree()).isEqualTo(3);
 
-        byte[] before = qp.staging.clone();
+        byte[] before = qp.sq.staging().clone();
         Arrays.fill(wqe, (byte) 0x22);
         fetch.ring(qp, 5); // blocks 3 and 4 announced, not fetched
         assertThat(fetch.takeBlueFlame(qp, wqe, 5, 1)).as("blocks 3-4 are missing").isFalse();
         assertThat(fetch.takeBlueFlame(qp, wqe, 3, 1)).as("index 3 is older than the doorbell's 5").isFalse();
-        assertThat(qp.staging).isEqualTo(before);
+        assertThat(qp.sq.staging()).isEqualTo(before);
         assertThat(credits.wqeCacheFree()).isEqualTo(3);
-        assertThat(qp.sqPi).isEqualTo(5);
+        assertThat(qp.sq.producerIndex()).isEqualTo(5);
 
-        // Nothing missing again (as if 3-4 arrived and were parsed): now staging room and credits decide.
-        qp.fetchedBb = 5;
-        qp.issuedBb = 5;
-        qp.parsedBb = 3;
-        assertThat(fetch.takeBlueFlame(qp, wqe, 5, 4)).as("4 blocks with 3 credits").isFalse();
-        qp.parsedBb = 0; // 5 staged of 8
-        assertThat(fetch.takeBlueFlame(qp, wqe, 5, 3)).as("5 + 3 blocks fill the 8-block staging").isTrue();
-        assertThat(Arrays.copyOfRange(qp.staging, 5 * BB, 8 * BB)).isEqualTo(Arrays.copyOfRange(wqe, 0, 3 * BB));
+        // Nothing missing (a second QP): now staging room and credits decide. Its 8-block staging takes 5 at once.
+        credits.releaseWqeCache(3); // the first QP's 3 blocks parsed
+        Qp q2 = h.addQp(2, 4, 16, 4, 256, 2, 64, QpState.INIT);
+        assertThat(q2.sq.stagingBbs()).isEqualTo(8);
+        assertThat(fetch.takeBlueFlame(q2, new byte[5 * BB], 0, 5)).isTrue();
+        assertThat(fetch.takeBlueFlame(q2, wqe, 5, 2)).as("2 blocks with 1 credit").isFalse();
+        credits.releaseWqeCache(2);
+        assertThat(fetch.takeBlueFlame(q2, wqe, 5, 3)).as("5 + 3 blocks fill the 8-block staging").isTrue();
+        assertThat(Arrays.copyOfRange(q2.sq.staging(), 5 * BB, 8 * BB)).isEqualTo(Arrays.copyOfRange(wqe, 0, 3 * BB));
         assertThat(credits.wqeCacheFree()).isZero();
         credits.releaseWqeCache(3);
-        assertThat(fetch.takeBlueFlame(qp, wqe, 8, 1)).as("staging full").isFalse();
-        qp.parsedBb = 7;
-        assertThat(fetch.takeBlueFlame(qp, wqe, 8, 2)).as("wraps to the staging buffer's start").isTrue();
-        assertThat(Arrays.copyOfRange(qp.staging, 0, 2 * BB)).isEqualTo(Arrays.copyOfRange(wqe, 0, 2 * BB));
-        assertThat(qp.sqPi).isEqualTo(10);
+        assertThat(fetch.takeBlueFlame(q2, wqe, 8, 1)).as("staging full").isFalse();
+        fetch.stagingFreed(q2, 7); // the parser took 7 of the 8
+        assertThat(fetch.takeBlueFlame(q2, wqe, 8, 2)).as("wraps to the staging buffer's start").isTrue();
+        assertThat(Arrays.copyOfRange(q2.sq.staging(), 0, 2 * BB)).isEqualTo(Arrays.copyOfRange(wqe, 0, 2 * BB));
+        assertThat(q2.sq.producerIndex()).isEqualTo(10);
+        assertThat(q2.sq.cameByBlueFlame(8)).as("staging block 0 now holds the BlueFlame WQE at 8").isTrue();
     }
 }

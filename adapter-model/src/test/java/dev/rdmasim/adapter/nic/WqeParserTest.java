@@ -33,7 +33,7 @@ class WqeParserTest {
             long[] sgeAddr, int[] sgeLen, int[] sgeKey, long length) {
     }
 
-    private static final class Run implements WqeParser.Output, WqeParser.StagingFreed {
+    private static final class Run implements WqeParser.Output, WqeParser.StagingFreed, WqeParser.Requests {
         final SplittableRandom rnd;
         final BlockHarness h;
         final WqeCredits credits;
@@ -58,14 +58,27 @@ class WqeParserTest {
             int seen;
             int retired;
             int psn;
+            /** Blocks staged and blocks the parser gave back (16-bit counters). */
+            int fetched;
+            int freed;
+            /** The requester's ring as the parser sees it: claimed at the tail, retired at the head. */
+            final Wr[] ring;
+            int head;
+            int count;
+            int nextPsn;
+            boolean claimed;
             final Event produce;
             final Event retire;
 
             Q(Qp qp) {
                 this.qp = qp;
-                builder = new SendWqeBuilder(qp.staging, 0, Integer.numberOfTrailingZeros(qp.stagingBbs));
+                builder = new SendWqeBuilder(qp.sq.staging(), 0, Integer.numberOfTrailingZeros(qp.sq.stagingBbs()));
                 psn = 0xFF_FFFF - rnd.nextInt(40);
-                qp.nextPsn = psn;
+                nextPsn = psn;
+                ring = new Wr[2 + rnd.nextInt(7)];
+                for (int i = 0; i < ring.length; i++) {
+                    ring[i] = new Wr(qp.cfg.maxSendSge(), qp.cfg.maxInline());
+                }
                 produce = h.sim.event("fetch" + qp.qpn, this::produce);
                 retire = h.sim.event("tx" + qp.qpn, this::retire);
             }
@@ -77,15 +90,15 @@ class WqeParserTest {
                     if (specs.size() == built) {
                         specs.add(s);
                     }
-                    int staged = (qp.fetchedBb - qp.parsedBb) & 0xFFFF;
-                    if (staged + s.bbs > qp.stagingBbs || credits.wqeCacheFree() < s.bbs) {
+                    int staged = (fetched - freed) & 0xFFFF;
+                    if (staged + s.bbs > qp.sq.stagingBbs() || credits.wqeCacheFree() < s.bbs) {
                         break; // the parser's progress (stagingFreed) or a later try brings room
                     }
                     build(s);
                     credits.reserveWqeCache(s.bbs);
-                    qp.fetchedBb = (qp.fetchedBb + s.bbs) & 0xFFFF;
+                    fetched = (fetched + s.bbs) & 0xFFFF;
                     built++;
-                    parser.staged(qp);
+                    parser.staged(qp, fetched);
                     if (rnd.nextInt(3) == 0) {
                         break;
                     }
@@ -142,22 +155,22 @@ class WqeParserTest {
             }
 
             void retire() {
-                int n = 1 + rnd.nextInt(Math.max(1, qp.wrCount));
-                while (n-- > 0 && qp.wrCount > 0) {
-                    Wr w = qp.wr(0);
+                int n = 1 + rnd.nextInt(Math.max(1, count));
+                while (n-- > 0 && count > 0) {
+                    Wr w = ring[head];
                     if (w.inline) {
                         inlineGiven += w.length;
                         credits.releaseInline(w.length);
                     }
-                    qp.wrHead = qp.wrHead + 1 == qp.wrs.length ? 0 : qp.wrHead + 1;
-                    qp.wrCount--;
+                    head = head + 1 == ring.length ? 0 : head + 1;
+                    count--;
                     retired++;
                 }
                 // Retirement frees ring entries: staged WQEs waiting for one are announced again.
-                if (((qp.fetchedBb - qp.parsedBb) & 0xFFFF) > 0) {
-                    parser.staged(qp);
+                if (((fetched - freed) & 0xFFFF) > 0) {
+                    parser.staged(qp, fetched);
                 }
-                if (qp.wrCount > 0 && !retire.scheduled()) {
+                if (count > 0 && !retire.scheduled()) {
                     retire.scheduleIn(rnd.nextLong(1_500_000));
                 }
             }
@@ -172,11 +185,11 @@ class WqeParserTest {
             cycles = 1 + rnd.nextInt(8);
             cyclePs = h.clock.cyclesToPs(1);
             parser = new WqeParser(h.top, new WqeParser.Params(cycles, ControlSegment.MAX_DS, 4, MTU), h.clock, h.work, h, credits);
-            parser.connect(this, this);
+            parser.connect(this, this, this);
             perQp = 60 + rnd.nextInt(60);
             int n = 1 + rnd.nextInt(3);
             for (int i = 0; i < n; i++) {
-                Qp qp = h.addQp(10 + i, 6, 2 + rnd.nextInt(7), 1 + rnd.nextInt(4), 256, 4, 128);
+                Qp qp = h.addQp(10 + i, 6, 16, 1 + rnd.nextInt(4), 256, 4, 128);
                 Q q = new Q(qp);
                 qs.add(q);
                 q.produce.schedule(rnd.nextLong(100_000));
@@ -196,7 +209,8 @@ class WqeParserTest {
         public void parsed(Qp qp) {
             Q q = of(qp);
             Spec s = q.specs.get(q.seen++);
-            Wr w = qp.wr(qp.wrCount - 1);
+            Wr w = q.ring[(q.head + q.count - 1) % q.ring.length];
+            assertThat(q.claimed).as("the request posted is the one claimed").isFalse();
             long now = h.sim.now();
             assertThat(w.wqeIndex).as("QP %d request %d: its WQE's index", qp.qpn, q.seen - 1).isEqualTo(s.index);
             assertThat(w.bbs).isEqualTo(s.bbs);
@@ -212,7 +226,7 @@ class WqeParserTest {
                 assertThat(w.syndrome).as("an invalid WQE completes with an error").isNotZero();
                 assertThat(w.signaled).as("errors always complete").isTrue();
                 assertThat(w.packets).isZero();
-                assertThat(qp.nextPsn).as("an invalid WQE takes no PSN").isEqualTo(q.psn);
+                assertThat(q.nextPsn).as("an invalid WQE takes no PSN").isEqualTo(q.psn);
             } else {
                 assertThat(w.syndrome).isZero();
                 assertThat(w.signaled).isEqualTo((s.flags & ControlSegment.FLAG_CQ_UPDATE) != 0);
@@ -237,7 +251,7 @@ class WqeParserTest {
                 assertThat(w.packets).isEqualTo(packets);
                 assertThat(w.firstPsn).as("QP %d request %d's first PSN", qp.qpn, q.seen - 1).isEqualTo(q.psn);
                 q.psn = (q.psn + packets) & 0xFF_FFFF;
-                assertThat(qp.nextPsn).isEqualTo(q.psn);
+                assertThat(q.nextPsn).isEqualTo(q.psn);
             }
             assertThat(credits.inlineFree()).as("inline bytes held by unretired requests")
                     .isEqualTo(inlineBytes - (inlineTaken - inlineGiven));
@@ -247,8 +261,42 @@ class WqeParserTest {
         }
 
         @Override
-        public void stagingFreed(Qp qp) {
+        public boolean full(Qp qp) {
             Q q = of(qp);
+            return q.count == q.ring.length;
+        }
+
+        @Override
+        public Wr claim(Qp qp) {
+            Q q = of(qp);
+            assertThat(q.count).as("no claim on a full ring").isLessThan(q.ring.length);
+            assertThat(q.claimed).as("one claim per post").isFalse();
+            q.claimed = true;
+            Wr w = q.ring[(q.head + q.count) % q.ring.length];
+            w.clear();
+            return w;
+        }
+
+        @Override
+        public void post(Qp qp, Wr w) {
+            Q q = of(qp);
+            assertThat(q.claimed).isTrue();
+            assertThat(w).as("the entry posted is the tail just claimed").isSameAs(q.ring[(q.head + q.count) % q.ring.length]);
+            q.claimed = false;
+            // The requester's PSN assignment, as the real one does it: a failed WQE takes none.
+            if (w.syndrome == 0) {
+                w.firstPsn = q.nextPsn;
+                q.nextPsn = (q.nextPsn + w.packets) & 0xFF_FFFF;
+            }
+            q.count++;
+        }
+
+        @Override
+        public void stagingFreed(Qp qp, int bbs) {
+            Q q = of(qp);
+            q.freed = (q.freed + bbs) & 0xFFFF;
+            assertThat((q.fetched - q.freed) & 0xFFFF).as("the parser never frees more than was staged")
+                    .isLessThanOrEqualTo(qp.sq.stagingBbs());
             if (q.built < perQp && !q.produce.scheduled()) {
                 q.produce.scheduleIn(rnd.nextLong(20_000));
             }
@@ -265,7 +313,8 @@ class WqeParserTest {
             assertThat(q.built).isEqualTo(run.perQp);
             assertThat(q.seen).as("QP %d: every WQE parsed once", q.qp.qpn).isEqualTo(run.perQp);
             assertThat(q.retired).isEqualTo(run.perQp);
-            assertThat(q.qp.parsedBb).isEqualTo(q.qp.fetchedBb);
+            assertThat(q.qp.parse.parsedBb()).isEqualTo(q.fetched);
+            assertThat(q.freed).as("every staged block given back").isEqualTo(q.fetched);
         }
         assertThat(run.credits.wqeCacheFree()).as("WQE cache blocks all given back").isEqualTo(run.cacheBbs);
         assertThat(run.inlineGiven).as("inline bytes released == taken").isEqualTo(run.inlineTaken);
