@@ -72,6 +72,7 @@ public final class Adapter extends Module implements MmioTarget {
     final Transmitter tx;
     final PayloadWriter payload;
     final RecvWqePrefetcher rq;
+    final Responder responder;
     final Receiver rx;
     final FirmwareTables firmware;
     /** QP1, built on first use so an adapter without connection management has none of its statistics or signals. */
@@ -143,21 +144,22 @@ public final class Adapter extends Module implements MmioTarget {
         payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue));
         rq = new RecvWqePrefetcher(this, RecvWqePrefetcher.Params.of(profile), work, qps, cqe,
                 dma.addChannel("rqFetch", readQueue));
-        rx = new Receiver(this, Receiver.Params.of(profile), clock, work, qps, keys, payload, rq, cqe, req, tx);
+        responder = new Responder(this, Responder.Params.of(profile), work, qps, keys, payload, rq, cqe, req, tx);
+        rx = new Receiver(this, Receiver.Params.of(profile), clock, work, qps, payload, req, responder);
 
         // Hand-offs down the pipeline, and the credits and ready signals that come back up.
         doorbells.connect(fetch, parser);
         fetch.connect(parser);
         parser.connect(req, req::queue, fetch::stagingFreed);
         scheduler.connect(req);
-        req.connect(tx, payload, rx::startRecvFlush);
-        tx.connect(rx::readResponseDone, () -> {
+        req.connect(tx, payload, responder::startRecvFlush);
+        tx.connect(responder, () -> {
             if (gsi != null) {
                 gsi.bufferFree();
             }
         });
-        firmware.connect(cqe, req, rx);
-        cqe.onSpace(req::cqeSpace, rx::cqeSpace);
+        firmware.connect(scheduler, req, tx, responder, rq, payload, cqe);
+        cqe.onSpace(req::cqeSpace, responder::cqeSpace);
         keys.addWaiter(tx::pump);
         keys.addWaiter(rx::resume);
     }

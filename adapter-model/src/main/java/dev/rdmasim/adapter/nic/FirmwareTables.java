@@ -56,8 +56,12 @@ final class FirmwareTables implements QpTable, CqTable {
     private final WqeFetchEngine fetch;
     private final WqeParser parser;
     private CqeWriter cqe;
+    private SendScheduler scheduler;
     private RequesterTransport req;
-    private Receiver rx;
+    private Transmitter tx;
+    private Responder responder;
+    private RecvWqePrefetcher rq;
+    private PayloadWriter payload;
     private final IntObjectHashMap<Qp> qps = new IntObjectHashMap<>();
     private final IntObjectHashMap<Cq> cqs = new IntObjectHashMap<>();
     // Numbers in use, for the firmware's lowest-free allocation.
@@ -84,11 +88,19 @@ final class FirmwareTables implements QpTable, CqTable {
         this.parser = parser;
     }
 
-    /** The blocks downstream that objects' effects reach: completions, the requester transport and the receiver. */
-    void connect(CqeWriter cqeWriter, RequesterTransport requester, Receiver receiver) {
-        this.cqe = cqeWriter;
+    /**
+     * The blocks downstream that objects' effects reach, and that hold per-QP state a destroy must find idle: the
+     * send scheduler, requester transport, transmitter, responder, receive-WQE prefetcher, payload writer and CQE writer.
+     */
+    void connect(SendScheduler sendScheduler, RequesterTransport requester, Transmitter transmitter, Responder resp,
+            RecvWqePrefetcher recvQueue, PayloadWriter payloadWriter, CqeWriter cqeWriter) {
+        this.scheduler = sendScheduler;
         this.req = requester;
-        this.rx = receiver;
+        this.tx = transmitter;
+        this.responder = resp;
+        this.rq = recvQueue;
+        this.payload = payloadWriter;
+        this.cqe = cqeWriter;
     }
 
     // Object commands (firmware effects).
@@ -371,10 +383,10 @@ final class FirmwareTables implements QpTable, CqTable {
         if (qp == null) {
             return refuse(Command.STATUS_BAD_RESOURCE, "no QP " + qpn);
         }
-        boolean busy = req.busyWith(qp) || fetch.busyWith(qp) || qp.parse.queued() || qp.turn.queued()
-                || qp.inReadQueue || qp.ackQueued || qp.inRecvCqeQueue || qp.readCount != 0
-                || qp.recvWritesPending != 0 || qp.recvCqePending || qp.rqFetchInFlight
-                || (qp.rqFlushing && rx.recvFlushPending()) || cqe.hasJobsForQp(qpn);
+        // Every block holding state of the QP is asked whether it is done with it.
+        boolean busy = fetch.busyWith(qp) || parser.busyWith(qp) || scheduler.busyWith(qp) || req.busyWith(qp)
+                || tx.busyWith(qp) || responder.busyWith(qp) || payload.busyWith(qp) || rq.busyWith(qp)
+                || cqe.hasJobsForQp(qpn);
         if (busy) {
             return refuse(Command.STATUS_RESOURCE_BUSY, "QP " + qpn + " still has work in flight");
         }
@@ -414,8 +426,7 @@ final class FirmwareTables implements QpTable, CqTable {
         qp.peerMac = peerMac;
         qp.peerIp = peerIp;
         qp.mtu = params.mtu();
-        qp.rsp.reset(expectedPsn, qp.rsp.openMessage() == null && (qp.cfg.accessFlags() & AccessFlags.REMOTE_WRITE) != 0,
-                (qp.cfg.accessFlags() & AccessFlags.REMOTE_READ) != 0);
+        responder.open(qp, expectedPsn);
         qp.moveTo(QpState.READY_TO_RECEIVE);
     }
 
@@ -507,7 +518,7 @@ final class FirmwareTables implements QpTable, CqTable {
             if (next == QpState.READY_TO_RECEIVE) {
                 toReadyToReceive(qp, peer.remoteQpn(), peer.mac(), peer.ip(), peer.expectedPsn());
                 if (peer.maxReadsIn() >= 0) {
-                    qp.maxReadsIn = Math.min(peer.maxReadsIn(), qp.readVa.length);
+                    responder.limitReads(qp, peer.maxReadsIn());
                 }
             } else {
                 toReadyToSend(qp, peer.sendPsn(), peer.retryCount(), peer.rnrRetry());
@@ -523,7 +534,7 @@ final class FirmwareTables implements QpTable, CqTable {
         }
         if (next == QpState.ERROR) {
             req.queue(qp);
-            rx.startRecvFlush(qp);
+            responder.startRecvFlush(qp);
         }
         return Command.STATUS_OK;
     }
@@ -541,7 +552,8 @@ final class FirmwareTables implements QpTable, CqTable {
                 + " timer=" + r.deadline() + " retries=" + r.retriesLeft()
                 + (r.inFlight() > 0 ? " head[op=" + r.wr(0).opcode + " psn=" + r.wr(0).firstPsn + "+" + r.wr(0).packets
                 + " queued=" + r.wr(0).packetsQueued + " responses=" + r.wr(0).responses + " writes=" + r.wr(0).pendingWrites + "]" : "")
-                + " responder[expected=" + qp.rsp.expectedPsn() + " inboundReads=" + qp.readCount + " readSent=" + qp.readSent + "]";
+                + " responder[expected=" + qp.resp.transport().expectedPsn() + " inboundReads=" + qp.resp.reads()
+                + " readSent=" + qp.tx.readSent() + "]";
     }
 
     /**

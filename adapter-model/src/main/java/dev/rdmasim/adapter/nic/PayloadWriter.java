@@ -32,6 +32,16 @@ final class PayloadWriter extends Module {
         void written(Qp qp, Wr readWr);
     }
 
+    /** One QP's received-message writes in flight: written by this block only. */
+    static final class QpWrites {
+        private int pending;
+
+        /** Writes of the QP's current received message not yet left the device. */
+        int pending() {
+            return pending;
+        }
+    }
+
     /** One write in flight and what it belongs to. */
     private final class Write implements DmaCallback {
         final DmaRequest request = new DmaRequest();
@@ -121,6 +131,11 @@ final class PayloadWriter extends Module {
         return held;
     }
 
+    /** Whether writes of the QP's received payload are in flight. */
+    boolean busyWith(Qp qp) {
+        return qp.writes.pending != 0;
+    }
+
     /** Room for a contiguous write of {@code len} bytes, keeping one request spare. */
     boolean hasRoom(int len) {
         return free() > pieces(len);
@@ -146,7 +161,7 @@ final class PayloadWriter extends Module {
             if (readWr != null) {
                 readWr.pendingWrites++;
             } else {
-                qp.recvWritesPending++;
+                qp.writes.pending++;
             }
             w.request.write(keys.translate(key, va + a), f.data(), off + (int) a, piece, w, i, false);
             work.ready(w.request);
@@ -188,7 +203,7 @@ final class PayloadWriter extends Module {
         if (readWr != null) {
             readWr.pendingWrites--;
         } else {
-            qp.recvWritesPending--;
+            qp.writes.pending--;
         }
         written.written(qp, readWr);
     }

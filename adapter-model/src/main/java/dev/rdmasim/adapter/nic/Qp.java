@@ -1,15 +1,11 @@
 package dev.rdmasim.adapter.nic;
 
-import dev.rdmasim.adapter.pcie.DmaRequest;
-import dev.rdmasim.adapter.transport.ResponderState;
-import dev.rdmasim.kernel.Event;
-
 /**
- * The adapter's on-chip state of one reliable-connection QP: the requester's view of its send
- * ring (producer index from doorbells, what has been fetched, the parsed requests in flight and
- * the PSN window) and the responder's view (expected PSN, receive WQEs consumed, the message being
- * received). The static part also lives in host context memory; fetching it on a miss is what the
- * QP-context cache charges for.
+ * The adapter's on-chip state of one reliable-connection QP, split by owner: each part is a nested class of the
+ * block that alone writes it (its fields private to that block), and other blocks read it through its accessors.
+ * The static part (the configuration) also lives in host context memory; fetching it on a miss is what the
+ * QP-context cache charges for. The QP's state changes only through {@link #moveTo}, which asserts the state
+ * machine's transitions.
  */
 final class Qp {
     final int qpn;
@@ -34,70 +30,14 @@ final class Qp {
     /** The requester transport's ring of requests in flight, PSN window, retries and timer. */
     final RequesterTransport.QpRequests req;
 
-    // Responder.
-    final ResponderState rsp;
-    int rqConsumed;
-    int rqKnown;
-    boolean rqFetchInFlight;
-    /** The responder's reads of this QP's receive ring and doorbell record, and where they land. */
-    final DmaRequest rqRead = new DmaRequest();
-    byte[] rqStage;
-    /** Receive WQEs fetched ahead, a ring of slots by running index (allocated at the first fetch). */
-    byte[] rqCache;
-    /** Running index of the first fetched WQE not yet taken, and how many follow it in the cache. */
-    int rqCacheFirst;
-    int rqCacheCount;
-    /** WQEs the ring read in flight brings. */
-    int rqFetchCount;
-    /** A frame waiting for a receive WQE had the doorbell record read for it: none known then means none posted. */
-    boolean rqDbFresh;
-    /** The receive WQE a SEND is being scattered into. */
-    boolean recvActive;
-    int recvWqeIndex;
-    final long[] recvAddr;
-    final int[] recvLen;
-    final int[] recvKey;
-    int recvSges;
-    long recvOffset;
-    boolean recvError;
-    // Current inbound WRITE.
-    long writeVa;
-    long writeRemaining;
-    int writeRkey;
-    boolean ackQueued;
-    int ackSyndrome;
-    int packetsSinceAck;
-    /** A NAK ends the responder's ability to take more (remote access / invalid request). */
-    boolean responderError;
-
-    // Inbound READs being answered, oldest first; at most transport.maxInboundReads (the IRD).
-    final long[] readVa;
-    final int[] readRkey;
-    final long[] readLength;
-    final int[] readPsn;
-    final int[] readPackets;
-    int readHead;
-    /** READs held, from their request until their last response packet has left. */
-    int readCount;
-    /** Position (from readHead) of the READ whose responses are being queued. */
-    int readNext;
-    /** Response packets of that READ already queued for the wire. */
-    int readSent;
-    boolean inReadQueue;
-    // Responder: writes of the current SEND still in flight, and the CQE waiting for them.
-    int recvWritesPending;
-    /** When the last byte of the message being received was handed to PCIe (for the receive's lifecycle). */
-    long recvPlacedPs = Stage.NOT_REACHED;
-    boolean recvCqePending;
-    int recvByteCount;
-    int recvImmediate;
-    boolean recvSolicited;
-    boolean recvHasImm;
-    boolean recvWriteImm;
-    long writeLength;
-    int recvSyndrome;
-    boolean rqFlushing;
-    boolean inRecvCqeQueue;
+    /** The responder's view: transport checks, the message being received, inbound READs, the ACK owed. */
+    final Responder.QpResponder resp;
+    /** The receive-WQE prefetcher's view of the receive queue. */
+    final RecvWqePrefetcher.QpRecvQueue rq = new RecvWqePrefetcher.QpRecvQueue();
+    /** The payload writer's count of the received message's writes in flight. */
+    final PayloadWriter.QpWrites writes = new PayloadWriter.QpWrites();
+    /** The transmitter's place for the QP's ACKs and READ responses. */
+    final Transmitter.QpTx tx = new Transmitter.QpTx();
 
     Qp(int qpn, QpConfig cfg, int outstanding, int fetchBbs, int bfBytes, int inboundReads) {
         this.qpn = qpn;
@@ -105,24 +45,7 @@ final class Qp {
         db = new DoorbellUnit.QpDoorbell(bfBytes);
         sq = new WqeFetchEngine.SendRing(fetchBbs);
         req = new RequesterTransport.QpRequests(cfg, outstanding);
-        readVa = new long[inboundReads];
-        readRkey = new int[inboundReads];
-        readLength = new long[inboundReads];
-        readPsn = new int[inboundReads];
-        readPackets = new int[inboundReads];
-        maxReadsIn = inboundReads;
-        rsp = new ResponderState(0, (cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_WRITE) != 0,
-                (cfg.accessFlags() & dev.rdmasim.adapter.format.AccessFlags.REMOTE_READ) != 0);
-        recvAddr = new long[cfg.maxRecvSge()];
-        recvLen = new int[cfg.maxRecvSge()];
-        recvKey = new int[cfg.maxRecvSge()];
-    }
-
-    /** Inbound READs answered at once (responder resources), at most the profile's; set at RTR. */
-    int maxReadsIn;
-
-    boolean inboundReadsFull() {
-        return readCount >= maxReadsIn;
+        resp = new Responder.QpResponder(cfg, inboundReads);
     }
 
     QpState state() {

@@ -32,6 +32,37 @@ final class RecvWqePrefetcher extends Module {
     /** No receive WQE is posted: the doorbell record was read since the last take and shows none (RNR). */
     static final int NONE_POSTED = 0;
 
+    /** One QP's receive queue as the prefetcher holds it: written by this block only. */
+    static final class QpRecvQueue {
+        /** Receive WQEs the responder has finished with (running count; the ring index is its low bits). */
+        private int consumed;
+        /** Receive WQEs the driver is known to have posted (from the doorbell record). */
+        private int known;
+        private boolean fetchInFlight;
+        /** The reads of this QP's receive ring and doorbell record, and where they land. */
+        private final DmaRequest read = new DmaRequest();
+        private byte[] stage;
+        /** Receive WQEs fetched ahead, a ring of slots by running index (allocated at the first fetch). */
+        private byte[] cache;
+        /** Running index of the first fetched WQE not yet taken, and how many follow it in the cache. */
+        private int cacheFirst;
+        private int cacheCount;
+        /** WQEs the ring read in flight brings. */
+        private int fetchCount;
+        /** A frame waiting for a receive WQE had the doorbell record read for it: none known then means none posted. */
+        private boolean dbFresh;
+        private boolean flushing;
+
+        /** Receive WQEs consumed: the index (low 16 bits) of the next one. */
+        int consumedCount() {
+            return consumed;
+        }
+
+        boolean flushing() {
+            return flushing;
+        }
+    }
+
     /** What the block is built with, taken from the profile once. */
     record Params(int depth, int fetchMaxBytes) {
         static Params of(Profile p) {
@@ -62,8 +93,8 @@ final class RecvWqePrefetcher extends Module {
         public void readDone(DmaRequest r) {
             Qp qp = qps.qp((int) r.cookie());
             if (landed(qp)) {
-                qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(qp.rqStage, 0) - qp.rqConsumed) & 0xFFFF);
-                qp.rqDbFresh = true;
+                qp.rq.known = qp.rq.consumed + ((Doorbells.recvCounter(qp.rq.stage, 0) - qp.rq.consumed) & 0xFFFF);
+                qp.rq.dbFresh = true;
                 topUp(qp);
                 responder.resume();
             }
@@ -76,11 +107,11 @@ final class RecvWqePrefetcher extends Module {
             Qp qp = qps.qp((int) r.cookie());
             if (landed(qp)) {
                 int stride = qp.cfg.rqStrideBytes();
-                int next = qp.rqCacheFirst + qp.rqCacheCount;
-                for (int i = 0; i < qp.rqFetchCount; i++) {
-                    System.arraycopy(qp.rqStage, i * stride, qp.rqCache, ((next + i) % params.depth()) * stride, stride);
+                int next = qp.rq.cacheFirst + qp.rq.cacheCount;
+                for (int i = 0; i < qp.rq.fetchCount; i++) {
+                    System.arraycopy(qp.rq.stage, i * stride, qp.rq.cache, ((next + i) % params.depth()) * stride, stride);
                 }
-                qp.rqCacheCount += qp.rqFetchCount;
+                qp.rq.cacheCount += qp.rq.fetchCount;
                 topUp(qp);
                 responder.resume();
             }
@@ -91,7 +122,7 @@ final class RecvWqePrefetcher extends Module {
         @Override
         public void readDone(DmaRequest r) {
             Qp qp = qps.qp((int) r.cookie());
-            qp.rqKnown = qp.rqConsumed + ((Doorbells.recvCounter(flushBuf, 0) - qp.rqConsumed) & 0xFFFF);
+            qp.rq.known = qp.rq.consumed + ((Doorbells.recvCounter(flushBuf, 0) - qp.rq.consumed) & 0xFFFF);
             flushMore(qp);
             pumpFlush();
         }
@@ -119,35 +150,45 @@ final class RecvWqePrefetcher extends Module {
      * validation result in {@link #syndrome()}), {@link #WAIT} for a DMA read, or {@link #NONE_POSTED}.
      */
     int take(Qp qp) {
-        if (qp.rqCacheCount == 0) {
-            if (qp.rqFetchInFlight) {
+        if (qp.rq.cacheCount == 0) {
+            if (qp.rq.fetchInFlight) {
                 return WAIT;
             }
-            if (qp.rqConsumed == qp.rqKnown) {
-                if (!qp.rqDbFresh) {
+            if (qp.rq.consumed == qp.rq.known) {
+                if (!qp.rq.dbFresh) {
                     readRecord(qp); // learn the driver's producer counter
                     return WAIT;
                 }
                 // Read since the last take and still nothing posted.
-                qp.rqDbFresh = false;
+                qp.rq.dbFresh = false;
                 return NONE_POSTED;
             }
             fetch(qp, params.depth());
             return WAIT;
         }
-        if (qp.rqCacheFirst != qp.rqConsumed) {
-            throw new InvariantViolation(fullName() + ": QP " + qp.qpn + " takes receive WQE " + qp.rqConsumed
-                    + " but its prefetch cache starts at " + qp.rqCacheFirst);
+        if (qp.rq.cacheFirst != qp.rq.consumed) {
+            throw new InvariantViolation(fullName() + ": QP " + qp.qpn + " takes receive WQE " + qp.rq.consumed
+                    + " but its prefetch cache starts at " + qp.rq.cacheFirst);
         }
-        syndrome = parser.parse(qp.rqCache, (qp.rqCacheFirst % params.depth()) * qp.cfg.rqStrideBytes(),
+        syndrome = parser.parse(qp.rq.cache, (qp.rq.cacheFirst % params.depth()) * qp.cfg.rqStrideBytes(),
                 1 << qp.cfg.rqLogStride(), qp.cfg.maxRecvSge());
-        qp.rqCacheFirst++;
-        qp.rqCacheCount--;
-        qp.rqDbFresh = false;
+        qp.rq.cacheFirst++;
+        qp.rq.cacheCount--;
+        qp.rq.dbFresh = false;
         return TAKEN;
     }
 
     private int syndrome;
+
+    /** The responder has finished with the receive WQE it took (its completion is on its way). */
+    void consumed(Qp qp) {
+        qp.rq.consumed++;
+    }
+
+    /** Whether a read of the QP is in flight, or its flush still waits to learn the producer count. */
+    boolean busyWith(Qp qp) {
+        return qp.rq.fetchInFlight || (qp.rq.flushing && flushPending());
+    }
 
     /** The validation result of the WQE just taken: 0, or the syndrome it completes with. */
     int syndrome() {
@@ -165,18 +206,18 @@ final class RecvWqePrefetcher extends Module {
      */
     void topUp(Qp qp) {
         int depth = params.depth();
-        if (qp.rqFetchInFlight || qp.rqFlushing || depth - qp.rqCacheCount < Math.max(1, depth / 2)) {
+        if (qp.rq.fetchInFlight || qp.rq.flushing || depth - qp.rq.cacheCount < Math.max(1, depth / 2)) {
             return;
         }
-        if (qp.rqKnown - (qp.rqCacheFirst + qp.rqCacheCount) > 0) {
-            fetch(qp, depth - qp.rqCacheCount);
+        if (qp.rq.known - (qp.rq.cacheFirst + qp.rq.cacheCount) > 0) {
+            fetch(qp, depth - qp.rq.cacheCount);
         }
     }
 
     /** A read of the QP's landed: false if the QP is being flushed, which completes every posted WQE anyway. */
     private boolean landed(Qp qp) {
-        qp.rqFetchInFlight = false;
-        if (qp.rqFlushing) {
+        qp.rq.fetchInFlight = false;
+        if (qp.rq.flushing) {
             responder.resume();
             return false;
         }
@@ -185,10 +226,10 @@ final class RecvWqePrefetcher extends Module {
 
     /** The QP's prefetch cache and read buffer, made when the responder first reads for it. */
     private void allocate(Qp qp) {
-        if (qp.rqCache == null) {
+        if (qp.rq.cache == null) {
             int stride = qp.cfg.rqStrideBytes();
-            qp.rqCache = new byte[params.depth() * stride];
-            qp.rqStage = new byte[Math.max(4, wqesPerRead(stride) * stride)];
+            qp.rq.cache = new byte[params.depth() * stride];
+            qp.rq.stage = new byte[Math.max(4, wqesPerRead(stride) * stride)];
         }
     }
 
@@ -201,13 +242,13 @@ final class RecvWqePrefetcher extends Module {
     private void fetch(Qp qp, int room) {
         int stride = qp.cfg.rqStrideBytes();
         int ring = 1 << qp.cfg.rqLogSize();
-        int next = qp.rqCacheFirst + qp.rqCacheCount;
-        int n = Math.min(Math.min(room, qp.rqKnown - next), Math.min(wqesPerRead(stride), ring - (next & (ring - 1))));
+        int next = qp.rq.cacheFirst + qp.rq.cacheCount;
+        int n = Math.min(Math.min(room, qp.rq.known - next), Math.min(wqesPerRead(stride), ring - (next & (ring - 1))));
         allocate(qp);
-        qp.rqRead.read(qp.cfg.rqBase() + (long) (next & (ring - 1)) * stride, qp.rqStage, 0, n * stride, ringRead, qp.qpn);
-        if (port.offer(work.ready(qp.rqRead))) {
-            qp.rqFetchInFlight = true;
-            qp.rqFetchCount = n;
+        qp.rq.read.read(qp.cfg.rqBase() + (long) (next & (ring - 1)) * stride, qp.rq.stage, 0, n * stride, ringRead, qp.qpn);
+        if (port.offer(work.ready(qp.rq.read))) {
+            qp.rq.fetchInFlight = true;
+            qp.rq.fetchCount = n;
         }
     }
 
@@ -217,9 +258,9 @@ final class RecvWqePrefetcher extends Module {
      */
     private void readRecord(Qp qp) {
         allocate(qp);
-        qp.rqRead.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, qp.rqStage, 0, 4, recordRead, qp.qpn);
-        if (port.offer(work.ready(qp.rqRead))) {
-            qp.rqFetchInFlight = true;
+        qp.rq.read.read(qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, qp.rq.stage, 0, 4, recordRead, qp.qpn);
+        if (port.offer(work.ready(qp.rq.read))) {
+            qp.rq.fetchInFlight = true;
         }
     }
 
@@ -227,7 +268,7 @@ final class RecvWqePrefetcher extends Module {
 
     /** The QP went to error: every posted receive WQE completes flushed, once the producer count is known. */
     void startFlush(Qp qp) {
-        qp.rqFlushing = true;
+        qp.rq.flushing = true;
         flushQueue.add(qp.qpn);
         pumpFlush();
     }
@@ -250,7 +291,7 @@ final class RecvWqePrefetcher extends Module {
 
     /** Completes posted receive WQEs flushed while the CQE writer has room; the responder holds the QP otherwise. */
     void flushMore(Qp qp) {
-        while (qp.rqConsumed != qp.rqKnown) {
+        while (qp.rq.consumed != qp.rq.known) {
             if (cqe.full()) {
                 responder.waitForCqeSpace(qp);
                 return;
@@ -259,12 +300,12 @@ final class RecvWqePrefetcher extends Module {
             j.cqn = qp.cfg.recvCqn();
             j.qpn = qp.qpn;
             j.opcode = Cqe.RESP_ERR;
-            j.wqeCounter = qp.rqConsumed & 0xFFFF;
+            j.wqeCounter = qp.rq.consumed & 0xFFFF;
             j.syndrome = CqeSyndrome.WR_FLUSH;
             cqe.commit();
-            qp.rqConsumed++;
+            qp.rq.consumed++;
         }
-        qp.rqCacheFirst = qp.rqConsumed; // what was fetched ahead is flushed with the rest
-        qp.rqCacheCount = 0;
+        qp.rq.cacheFirst = qp.rq.consumed; // what was fetched ahead is flushed with the rest
+        qp.rq.cacheCount = 0;
     }
 }

@@ -42,6 +42,11 @@ final class SendScheduler {
         }
     }
 
+    /** Whether the QP is in the round. */
+    boolean busyWith(Qp qp) {
+        return qp.turn.queued;
+    }
+
     /** Gives the next QP its turn; false when nothing more can be sent now (no QP, or the head waits). */
     boolean step() {
         if (queue.isEmpty()) {

@@ -86,8 +86,30 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
     private final long mac;
     private final int ip;
     private final int mtu;
-    /** Told when a READ's last response has left: the responder may take the next READ. */
-    private java.util.function.Consumer<Qp> readAnswered = qp -> { };
+    /** One QP's place in the transmitter's ACK and READ-response queues: written by this block only. */
+    static final class QpTx {
+        private boolean ackQueued;
+        private boolean readQueued;
+        /** Position (from the oldest) of the inbound READ whose responses are being queued. */
+        private int readNext;
+        /** Response packets of that READ already queued for the wire. */
+        private int readSent;
+
+        boolean ackQueued() {
+            return ackQueued;
+        }
+
+        boolean readQueued() {
+            return readQueued;
+        }
+
+        int readSent() {
+            return readSent;
+        }
+    }
+
+    /** The responder: the ACKs it owes, the inbound READs to answer; told when a READ's last response has left. */
+    private Responder responder;
     /** Told first when a link buffer frees: QP1 shares the port's buffers and its management frames go first. */
     private Runnable bufferFreeFirst = () -> { };
     private final Slot[] slots;
@@ -165,10 +187,15 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         stats().setRefresh(this::release);
     }
 
-    /** Who hears that a READ's last response left (the responder), and who gets a freed link buffer first (QP1). */
-    void connect(java.util.function.Consumer<Qp> readResponseDone, Runnable firstOnBufferFree) {
-        this.readAnswered = readResponseDone;
+    /** The responder whose ACKs and READ responses this sends, and who gets a freed link buffer first (QP1). */
+    void connect(Responder owner, Runnable firstOnBufferFree) {
+        this.responder = owner;
         this.bufferFreeFirst = firstOnBufferFree;
+    }
+
+    /** Whether the QP has an ACK or READ responses queued here. */
+    boolean busyWith(Qp qp) {
+        return qp.tx.ackQueued || qp.tx.readQueued;
     }
 
     void attach(LinkEndpoint p) {
@@ -182,19 +209,19 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
 
     // ------------------------------------------------------------ queues
 
-    /** The responder owes {@code qp}'s peer an ACK or NAK (already recorded in the QP). */
+    /** The responder owes {@code qp}'s peer an ACK or NAK (it hands the syndrome over when it is sent). */
     void queueAck(Qp qp) {
-        if (!qp.ackQueued) {
-            qp.ackQueued = true;
+        if (!qp.tx.ackQueued) {
+            qp.tx.ackQueued = true;
             ackQueue.add(qp.qpn);
         }
         pump();
     }
 
-    /** The responder accepted a READ request: its response packets are recorded in the QP. */
+    /** The responder accepted a READ request: its response packets are to be sent. */
     void queueReadResponse(Qp qp) {
-        if (!qp.inReadQueue) {
-            qp.inReadQueue = true;
+        if (!qp.tx.readQueued) {
+            qp.tx.readQueued = true;
             readQueue.add(qp.qpn);
         }
         pump();
@@ -212,13 +239,14 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         while (count < slots.length && !payloadPort.blocked()) {
             if (!ackQueue.isEmpty()) {
                 Qp qp = qps.qp(ackQueue.poll());
-                qp.ackQueued = false;
+                qp.tx.ackQueued = false;
                 Slot s = alloc(KIND_ACK, qp);
                 s.opcode = Opcode.ACKNOWLEDGE;
-                s.syndrome = qp.ackSyndrome;
-                s.msn = qp.rsp.msn();
-                s.psn = qp.ackSyndrome == Aeth.ack(Aeth.CREDITS_INVALID) ? Psn.add(qp.rsp.expectedPsn(), -1) : qp.rsp.expectedPsn();
-                qp.ackSyndrome = Aeth.ack(Aeth.CREDITS_INVALID);
+                int syndrome = responder.takeAck(qp);
+                var rsp = qp.resp.transport();
+                s.syndrome = syndrome;
+                s.msn = rsp.msn();
+                s.psn = syndrome == Aeth.ack(Aeth.CREDITS_INVALID) ? Psn.add(rsp.expectedPsn(), -1) : rsp.expectedPsn();
                 commitSlot(s);
                 continue;
             }
@@ -379,17 +407,19 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
 
     /** Next READ response packet of the head QP of the read queue; false to wait. */
     private boolean nextReadResponse(Qp qp) {
-        if (qp.readNext == qp.readCount) {
+        QpTx t = qp.tx;
+        var in = qp.resp;
+        if (t.readNext == in.reads()) {
             readQueue.poll(); // Every held READ has its responses queued.
-            qp.inReadQueue = false;
+            t.readQueued = false;
             return true;
         }
-        int h = (qp.readHead + qp.readNext) % qp.readVa.length;
-        int rkey = qp.readRkey[h];
-        int k = qp.readSent;
-        int len = (int) Math.min(mtu, qp.readLength[h] - (long) k * mtu);
-        long va = qp.readVa[h] + (long) k * mtu;
-        int total = qp.readPackets[h];
+        int h = t.readNext;
+        int rkey = in.readRkey(h);
+        int k = t.readSent;
+        int len = (int) Math.min(mtu, in.readLength(h) - (long) k * mtu);
+        long va = in.readVa(h) + (long) k * mtu;
+        int total = in.readPackets(h);
         if (len > 0) {
             int st = keys.check(rkey, qp.cfg.pd(), va, len, AccessFlags.REMOTE_READ, true);
             if (st == KeyUnit.WAIT) {
@@ -400,12 +430,12 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
             }
         }
         Slot s = alloc(KIND_READ_RESPONSE, qp);
-        s.psn = Psn.add(qp.readPsn[h], k);
+        s.psn = Psn.add(in.readPsn(h), k);
         s.length = Math.max(len, 0);
         s.opcode = total == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
                 : k == total - 1 ? Opcode.RDMA_READ_RESPONSE_LAST : Opcode.RDMA_READ_RESPONSE_MIDDLE;
         s.syndrome = Aeth.ack(Aeth.CREDITS_INVALID);
-        s.msn = qp.rsp.msn();
+        s.msn = in.transport().msn();
         int n = 0;
         long a = 0;
         while (a < len) {
@@ -413,14 +443,14 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
             n = issueRead(s, n, keys.translate(rkey, va + a), (int) a, piece);
             a += piece;
         }
-        qp.readSent++;
-        if (qp.readSent == total) {
+        t.readSent++;
+        if (t.readSent == total) {
             // All its responses are queued; the READ stays held (IRD) until the last one leaves.
-            qp.readNext++;
-            qp.readSent = 0;
-            if (qp.readNext == qp.readCount) {
+            t.readNext++;
+            t.readSent = 0;
+            if (t.readNext == in.reads()) {
                 readQueue.poll();
-                qp.inReadQueue = false;
+                t.readQueued = false;
             }
         }
         commitSlot(s);
@@ -494,10 +524,8 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         if (s.kind == KIND_READ_RESPONSE
                 && (s.opcode == Opcode.RDMA_READ_RESPONSE_LAST || s.opcode == Opcode.RDMA_READ_RESPONSE_ONLY)) {
             // The READ leaves the responder's IRD when its last response is handed to the MAC.
-            qp.readHead = (qp.readHead + 1) % qp.readVa.length;
-            qp.readCount--;
-            qp.readNext--;
-            readAnswered.accept(qp);
+            qp.tx.readNext--;
+            responder.readAnswered(qp);
         }
         if (s.kind == KIND_REQUEST) {
             Wr w = s.wr;

@@ -127,6 +127,11 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
         parse();
     }
 
+    /** Whether the QP waits in the parser's queue. */
+    boolean busyWith(Qp qp) {
+        return qp.parse.queued;
+    }
+
     boolean stalledOnInline() {
         return stalledOnInline;
     }

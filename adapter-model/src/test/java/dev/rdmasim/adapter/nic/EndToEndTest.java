@@ -691,7 +691,7 @@ class EndToEndTest {
         Qp responder = p[1].nic.qp(TestHost.QPN);
         int maxSeen = 0;
         while (sim.now() < 1_000_000_000L && sim.step()) {
-            maxSeen = Math.max(maxSeen, responder.readCount);
+            maxSeen = Math.max(maxSeen, responder.resp.reads());
         }
         assertThat(maxSeen).isEqualTo(ird);
         List<byte[]> cqes = drain(p[0]);

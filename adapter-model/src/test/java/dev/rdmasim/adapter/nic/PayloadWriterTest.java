@@ -265,7 +265,7 @@ class PayloadWriterTest {
                         readInFlight.put(m.readWr, m);
                     }
                 } else {
-                    assertThat(m.qp.recvWritesPending).isEqualTo(m.expectedWrites);
+                    assertThat(m.qp.writes.pending()).isEqualTo(m.expectedWrites);
                 }
                 overlay(m);
                 if (m.expectedWrites == 0) {
@@ -335,7 +335,7 @@ class PayloadWriterTest {
             if (readWr != null) {
                 assertThat(readWr.pendingWrites).isEqualTo(m.remaining);
             } else {
-                assertThat(qp.recvWritesPending).isEqualTo(m.remaining);
+                assertThat(qp.writes.pending()).isEqualTo(m.remaining);
             }
             if (m.remaining == 0) {
                 framesHeld--;
@@ -360,7 +360,7 @@ class PayloadWriterTest {
         assertThat(run.framesHeld).isZero();
         assertThat(run.endpoint.freeBuffers()).as("every frame back in its pool").isEqualTo(run.buffers);
         for (Qp qp : run.qps) {
-            assertThat(qp.recvWritesPending).isZero();
+            assertThat(qp.writes.pending()).isZero();
         }
         for (Msg m : run.done) {
             assertThat(m.remaining).isZero();
