@@ -35,13 +35,13 @@ import dev.rdmasim.kernel.stats.TimeAverage;
  * payload is read again from host memory; a remote-access or invalid-request NAK, or running out
  * of retries, completes the failing request with an error and flushes the rest.
  */
-final class Transmitter extends Module implements DmaCallback, RequesterTransport.Packetizer {
-    private static final int KIND_REQUEST = 0;
-    private static final int KIND_ACK = 1;
-    private static final int KIND_READ_RESPONSE = 2;
+final class Transmitter extends Module implements RequesterTransport.Packetizer {
+    /** What a transmit slot carries. */
+    private enum Kind { REQUEST, ACK, READ_RESPONSE }
 
-    private static final class Slot {
-        int kind;
+    /** One transmit slot: a packet being built, its payload reads in flight, and the frame's fields. */
+    private final class Slot implements DmaCallback {
+        Kind kind;
         Qp qp;
         Wr wr;
         int psn;
@@ -69,6 +69,12 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
             for (int i = 0; i < pieces; i++) {
                 reads[i] = new DmaRequest();
             }
+        }
+
+        /** A payload read of this slot landed. */
+        @Override
+        public void readDone(DmaRequest r) {
+            payloadRead(this);
         }
     }
 
@@ -240,7 +246,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
             if (!ackQueue.isEmpty()) {
                 Qp qp = qps.qp(ackQueue.poll());
                 qp.tx.ackQueued = false;
-                Slot s = alloc(KIND_ACK, qp);
+                Slot s = alloc(Kind.ACK, qp);
                 s.opcode = Opcode.ACKNOWLEDGE;
                 int syndrome = responder.takeAck(qp);
                 var rsp = qp.resp.transport();
@@ -267,7 +273,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         boolean read = w.opcode == WqeOpcode.RDMA_READ;
         int off = k * mtu;
         int len = read ? 0 : (int) Math.min(mtu, w.length - off);
-        Slot s = alloc(KIND_REQUEST, qp);
+        Slot s = alloc(Kind.REQUEST, qp);
         s.wr = w;
         s.readyPs = Math.max(w.readyPs, s.readyPs);
         s.psn = psn;
@@ -301,7 +307,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         commitSlot(s);
     }
 
-    private Slot alloc(int kind, Qp qp) {
+    private Slot alloc(Kind kind, Qp qp) {
         Slot s = slots[wrap(head + count)];
         s.kind = kind;
         s.qp = qp;
@@ -382,8 +388,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         if (n >= s.reads.length) {
             throw new InvariantViolation(fullName() + ": a packet needs more than " + s.reads.length + " DMA pieces");
         }
-        int slotIndex = s.index;
-        s.reads[n].read(pa, s.buf, bufOff, len, this, (long) slotIndex << 8 | n);
+        s.reads[n].read(pa, s.buf, bufOff, len, s, n);
         if (s.readyPs > now()) {
             // Ready times given to one channel may not decrease; the parser's are booked in order, so keeping the
             // highest given so far only matters when round robin takes an older request after a newer one.
@@ -395,9 +400,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
         return n + 1;
     }
 
-    @Override
-    public void readDone(DmaRequest r) {
-        Slot s = slots[(int) (r.cookie() >>> 8)];
+    private void payloadRead(Slot s) {
         s.outstanding--;
         if (s.outstanding == 0 && s.wr != null) {
             s.wr.stamp(Stage.PAYLOAD_READ, now());
@@ -429,7 +432,7 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
                 throw new InvariantViolation(fullName() + ": READ range lost its key after the responder checked it");
             }
         }
-        Slot s = alloc(KIND_READ_RESPONSE, qp);
+        Slot s = alloc(Kind.READ_RESPONSE, qp);
         s.psn = Psn.add(in.readPsn(h), k);
         s.length = Math.max(len, 0);
         s.opcode = total == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
@@ -508,26 +511,26 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
             writer.immediate(s.immediate);
         }
         f.length(writer.write(f.data(), s.buf, 0, s.length));
-        if (s.kind == KIND_REQUEST && (Opcode.isLast(s.opcode) || Opcode.isOnly(s.opcode))) {
+        if (s.kind == Kind.REQUEST && (Opcode.isLast(s.opcode) || Opcode.isOnly(s.opcode))) {
             f.origin(s.wr);
         }
         port.send(f, t);
         packets.inc();
         bytes.add(s.length);
-        if (s.kind == KIND_ACK) {
+        if (s.kind == Kind.ACK) {
             if (Aeth.isAck(s.syndrome)) {
                 acks.inc();
             } else {
                 naks.inc();
             }
         }
-        if (s.kind == KIND_READ_RESPONSE
+        if (s.kind == Kind.READ_RESPONSE
                 && (s.opcode == Opcode.RDMA_READ_RESPONSE_LAST || s.opcode == Opcode.RDMA_READ_RESPONSE_ONLY)) {
             // The READ leaves the responder's IRD when its last response is handed to the MAC.
             qp.tx.readNext--;
             responder.readAnswered(qp);
         }
-        if (s.kind == KIND_REQUEST) {
+        if (s.kind == Kind.REQUEST) {
             Wr w = s.wr;
             w.stamp(Stage.FIRST_PACKET, t);
             if (Psn.diff(s.psn, w.lastPsn()) >= 0 || s.opcode == Opcode.RDMA_READ_REQUEST) {

@@ -38,7 +38,6 @@ final class Wr implements dev.rdmasim.adapter.wire.FrameOrigin {
     int responses;
     /** Bytes of a READ response still being written to host memory. */
     int pendingWrites;
-    boolean acked;
     /** Error syndrome to complete with, or 0. */
     int syndrome;
     final long[] stamps = new long[Stage.values().length];
@@ -71,7 +70,6 @@ final class Wr implements dev.rdmasim.adapter.wire.FrameOrigin {
         packetsQueued = 0;
         responses = 0;
         pendingWrites = 0;
-        acked = false;
         syndrome = 0;
         readyPs = 0;
         Arrays.fill(stamps, Stage.NOT_REACHED);
