@@ -213,14 +213,14 @@ public final class Adapter extends Module implements MmioTarget {
         listeners.add(l);
     }
 
-    /** MMIO address (BAR offset) of QP {@code qpn}'s send doorbell / first BlueFlame half. */
+    /** MMIO address (BAR offset) of QP {@code qpn}'s send doorbell / first BlueFlame half ({@link Doorbells#sqDoorbellOffset}). */
     public static long doorbellOffset(int qpn) {
-        return (long) qpn * PAGE + Doorbells.PAGE_BLUEFLAME;
+        return Doorbells.sqDoorbellOffset(qpn);
     }
 
-    /** MMIO address (BAR offset) of the CQ arm doorbell, in the page of {@code uarPage}. */
+    /** MMIO address (BAR offset) of the CQ arm doorbell, in the page of {@code uarPage} ({@link Doorbells#cqArmOffset}). */
     public static long cqArmOffset(int uarPage) {
-        return (long) uarPage * PAGE + Doorbells.PAGE_CQ_ARM;
+        return Doorbells.cqArmOffset(uarPage);
     }
 
     /** The adapter's Ethernet MAC address (48 bits). */
