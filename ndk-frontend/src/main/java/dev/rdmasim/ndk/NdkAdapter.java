@@ -3,13 +3,13 @@ package dev.rdmasim.ndk;
 import static dev.rdmasim.ndk.NtStatus.*;
 
 import dev.rdmasim.adapter.config.Parameters;
-import dev.rdmasim.adapter.driver.CmAgent;
-import dev.rdmasim.adapter.driver.HostDriver;
+import dev.rdmasim.driver.CmAgent;
+import dev.rdmasim.driver.HostDriver;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayDeque;
-import org.eclipse.collections.impl.set.mutable.primitive.IntHashSet;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
+import org.eclipse.collections.impl.set.mutable.primitive.IntHashSet;
 
 /**
  * {@code NDK_ADAPTER}: the provider's view of one host's adapter, opened on the host's driver. It

@@ -5,10 +5,10 @@ import static dev.rdmasim.ndk.NtStatus.STATUS_SUCCESS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.adapter.config.Profile;
-import dev.rdmasim.adapter.driver.HostDriver;
-import dev.rdmasim.adapter.driver.HostPair;
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.adapter.wire.EthernetLink;
+import dev.rdmasim.driver.HostDriver;
+import dev.rdmasim.driver.HostPair;
 import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.rdmasim.traces;
 
 import dev.rdmasim.adapter.config.Profile;
-import dev.rdmasim.adapter.driver.HostDriver;
-import dev.rdmasim.adapter.driver.HostPair;
 import dev.rdmasim.adapter.wire.EthernetLink;
+import dev.rdmasim.driver.HostDriver;
+import dev.rdmasim.driver.HostPair;
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.ndk.NdkAdapter;
 

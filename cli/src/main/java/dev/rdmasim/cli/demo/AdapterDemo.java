@@ -1,10 +1,10 @@
 package dev.rdmasim.cli.demo;
 
 import dev.rdmasim.adapter.config.Profile;
-import dev.rdmasim.adapter.driver.HostPair;
-import dev.rdmasim.adapter.driver.WriteStream;
 import dev.rdmasim.adapter.nic.Stage;
 import dev.rdmasim.adapter.wire.PcapWriter;
+import dev.rdmasim.driver.HostPair;
+import dev.rdmasim.driver.WriteStream;
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.wave.SignalFilter;
 import dev.rdmasim.kernel.wave.VcdWriter;

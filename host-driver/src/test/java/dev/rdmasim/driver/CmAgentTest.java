@@ -1,19 +1,19 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
-import static dev.rdmasim.adapter.driver.StatsProbe.counter;
+import static dev.rdmasim.driver.StatsProbe.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmasim.adapter.config.Parameters;
 import dev.rdmasim.adapter.config.Profile;
-import dev.rdmasim.adapter.driver.Connection.Outcome;
-import dev.rdmasim.adapter.driver.Connection.State;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.CqeSyndrome;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.adapter.nic.GsiUnit;
 import dev.rdmasim.adapter.nic.QpState;
 import dev.rdmasim.adapter.wire.CmMad;
+import dev.rdmasim.driver.Connection.Outcome;
+import dev.rdmasim.driver.Connection.State;
 import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import static dev.rdmasim.adapter.config.Parameters.LINK_RATE;
 

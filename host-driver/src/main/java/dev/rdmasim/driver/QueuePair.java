@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 /** A reliable-connected QP as the driver sees it: its number, send and receive queues. */
 public final class QueuePair {

@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import static dev.rdmasim.adapter.config.Parameters.LINK_MTU;
 import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_MAX_INBOUND_READS;
@@ -6,8 +6,6 @@ import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_MAX_OUTBOUND_READS
 import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_RETRY_COUNT;
 import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_RNR_RETRY_COUNT;
 
-import dev.rdmasim.adapter.driver.Connection.Outcome;
-import dev.rdmasim.adapter.driver.Connection.State;
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Command;
 import dev.rdmasim.adapter.host.HostMemory;
@@ -16,6 +14,8 @@ import dev.rdmasim.adapter.nic.GsiUnit;
 import dev.rdmasim.adapter.nic.QpState;
 import dev.rdmasim.adapter.wire.CmMad;
 import dev.rdmasim.adapter.wire.RoceLayout;
+import dev.rdmasim.driver.Connection.Outcome;
+import dev.rdmasim.driver.Connection.State;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.wave.Signal;
