@@ -9,7 +9,7 @@ import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_RNR_RETRY_COUNT;
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Command;
 import dev.rdmasim.adapter.host.HostMemory;
-import dev.rdmasim.adapter.nic.Adapter;
+import dev.rdmasim.adapter.nic.AdapterControl;
 import dev.rdmasim.adapter.nic.GsiUnit;
 import dev.rdmasim.adapter.nic.QpState;
 import dev.rdmasim.adapter.wire.CmMad;
@@ -103,7 +103,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
     }
 
     private final HostDriver driver;
-    private final Adapter nic;
+    private final AdapterControl nic;
     private final HostMemory memory;
     private final HostCpu cpu;
     private final GsiUnit gsi;
@@ -147,7 +147,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
     CmAgent(HostDriver driver, Config config) {
         super(driver, "cm");
         this.driver = driver;
-        this.nic = driver.adapter();
+        this.nic = driver.nic();
         this.memory = driver.memory();
         this.cpu = driver.cpu();
         this.config = config;

@@ -37,7 +37,7 @@ public final class QueuePair {
     public void connect(QueuePair peer) {
         int psnHere = driver.random().nextInt(1 << 24);
         int psnThere = peer.driver.random().nextInt(1 << 24);
-        driver.adapter().connectQp(qpn, peer.qpn, peer.driver.mac(), peer.driver.ip(), psnHere, psnThere);
-        peer.driver.adapter().connectQp(peer.qpn, qpn, driver.mac(), driver.ip(), psnThere, psnHere);
+        driver.nic().connectQp(qpn, peer.qpn, peer.driver.mac(), peer.driver.ip(), psnHere, psnThere);
+        peer.driver.nic().connectQp(peer.qpn, qpn, driver.mac(), driver.ip(), psnThere, psnHere);
     }
 }

@@ -42,7 +42,7 @@ import java.util.List;
  * 8-byte write there is a plain doorbell. Page 0 belongs to no QP: its offset 0x18 is the command
  * doorbell (8 bytes: the command queue's new producer counter).
  */
-public final class Adapter extends Module implements MmioTarget {
+public final class Adapter extends Module implements MmioTarget, AdapterControl {
     public static final int QP_CONTEXT_BYTES = ContextMemory.QP_CONTEXT_BYTES;
     public static final int CQ_CONTEXT_BYTES = ContextMemory.CQ_CONTEXT_BYTES;
     /** The first QP number a data QP gets: 0 and 1 are the special QPs of the IB architecture. */

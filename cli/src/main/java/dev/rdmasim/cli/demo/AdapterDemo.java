@@ -59,7 +59,7 @@ public final class AdapterDemo {
             int sqLog = 32 - Integer.numberOfLeadingZeros(Math.max(depth, 2) - 1);
             HostPair pair = HostPair.create(sim, profile, buffer, Math.max(sqLog + 1, 8), Math.max(sqLog, 6), 6);
             pair.link().addTap(capture);
-            pair.a().driver().adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
+            pair.a().host().adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
                 if (n[0] < latencies.length && stamps[Stage.DOORBELL.ordinal()] >= 0) {
                     latencies[n[0]++] = stamps[Stage.CQE_WRITTEN.ordinal()] - stamps[Stage.DOORBELL.ordinal()];
                 }
