@@ -1,8 +1,8 @@
 package dev.rdmasim.bench;
 
 import dev.rdmasim.adapter.config.Profile;
-import dev.rdmasim.adapter.driver.HostPair;
-import dev.rdmasim.adapter.driver.WriteStream;
+import dev.rdmasim.driver.HostPair;
+import dev.rdmasim.driver.WriteStream;
 import dev.rdmasim.kernel.Simulator;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

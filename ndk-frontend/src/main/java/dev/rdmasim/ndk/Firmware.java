@@ -2,13 +2,13 @@ package dev.rdmasim.ndk;
 
 import static dev.rdmasim.ndk.NtStatus.*;
 
-import dev.rdmasim.adapter.driver.CommandQueue;
-import dev.rdmasim.adapter.driver.CompletionQueue;
-import dev.rdmasim.adapter.driver.HostDriver;
-import dev.rdmasim.adapter.driver.MemoryRegion;
-import dev.rdmasim.adapter.driver.QpOptions;
-import dev.rdmasim.adapter.driver.QueuePair;
 import dev.rdmasim.adapter.format.Command;
+import dev.rdmasim.driver.CommandQueue;
+import dev.rdmasim.driver.CompletionQueue;
+import dev.rdmasim.driver.HostDriver;
+import dev.rdmasim.driver.MemoryRegion;
+import dev.rdmasim.driver.QpOptions;
+import dev.rdmasim.driver.QueuePair;
 import dev.rdmasim.kernel.InvariantViolation;
 import java.util.ArrayDeque;
 import java.util.function.BooleanSupplier;

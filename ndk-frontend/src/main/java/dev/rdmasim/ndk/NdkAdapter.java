@@ -3,13 +3,13 @@ package dev.rdmasim.ndk;
 import static dev.rdmasim.ndk.NtStatus.*;
 
 import dev.rdmasim.adapter.config.Parameters;
-import dev.rdmasim.adapter.driver.CmAgent;
-import dev.rdmasim.adapter.driver.HostDriver;
+import dev.rdmasim.driver.CmAgent;
+import dev.rdmasim.driver.HostDriver;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayDeque;
-import org.eclipse.collections.impl.set.mutable.primitive.IntHashSet;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
+import org.eclipse.collections.impl.set.mutable.primitive.IntHashSet;
 
 /**
  * {@code NDK_ADAPTER}: the provider's view of one host's adapter, opened on the host's driver. It
@@ -37,13 +37,13 @@ public final class NdkAdapter extends NdkObject {
     private NdkAdapter(HostDriver driver) {
         super(null, NdkConstants.NdkObjectTypeAdapter);
         this.driver = driver;
-        this.info = new NdkAdapterInfo(driver.adapter().profile());
+        this.info = new NdkAdapterInfo(driver.profile());
         this.firmware = new Firmware(driver);
         // The connection manager asks peers for a finite RNR retry count, so a SEND to a peer with no receive
         // posted fails with STATUS_IO_TIMEOUT instead of waiting forever.
         this.cm = driver.hasConnectionManager() ? driver.cm() : driver.cm(CmAgent.Config.defaults()
-                .withRnrRetryCount(driver.adapter().profile().getInt(Parameters.HOST_CM_RNR_RETRY_COUNT)));
-        this.deferLimit = driver.adapter().profile().getInt(Parameters.HOST_DEFER_LIMIT);
+                .withRnrRetryCount(driver.profile().getInt(Parameters.HOST_CM_RNR_RETRY_COUNT)));
+        this.deferLimit = driver.profile().getInt(Parameters.HOST_DEFER_LIMIT);
         this.callbackEvent = driver.sim().event(driver.fullName() + ".ndk.callbacks", this::runCallbacks);
     }
 

@@ -2,9 +2,9 @@ package dev.rdmasim.ndk;
 
 import static dev.rdmasim.ndk.NtStatus.*;
 
-import dev.rdmasim.adapter.driver.CmAgent;
-import dev.rdmasim.adapter.driver.Connection;
 import dev.rdmasim.adapter.wire.CmMad;
+import dev.rdmasim.driver.CmAgent;
+import dev.rdmasim.driver.Connection;
 
 /**
  * {@code NDK_CONNECTOR}: one end of a connection, set up by the IB connection manager over the modeled

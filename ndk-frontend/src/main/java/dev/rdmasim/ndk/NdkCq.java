@@ -5,9 +5,9 @@ import static dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_ERRORS;
 import static dev.rdmasim.ndk.NdkConstants.NDK_CQ_NOTIFY_SOLICITED;
 import static dev.rdmasim.ndk.NtStatus.*;
 
-import dev.rdmasim.adapter.driver.Completion;
-import dev.rdmasim.adapter.driver.CompletionQueue;
 import dev.rdmasim.adapter.format.Cqe;
+import dev.rdmasim.driver.Completion;
+import dev.rdmasim.driver.CompletionQueue;
 import dev.rdmasim.kernel.InvariantViolation;
 
 /**

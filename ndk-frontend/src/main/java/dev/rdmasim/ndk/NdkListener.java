@@ -2,8 +2,8 @@ package dev.rdmasim.ndk;
 
 import static dev.rdmasim.ndk.NtStatus.*;
 
-import dev.rdmasim.adapter.driver.Connection;
 import dev.rdmasim.adapter.wire.CmMad;
+import dev.rdmasim.driver.Connection;
 
 /**
  * {@code NDK_LISTENER}: listens on a port for connection requests. Each request that arrives is handed

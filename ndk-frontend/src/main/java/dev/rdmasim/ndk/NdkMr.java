@@ -3,8 +3,8 @@ package dev.rdmasim.ndk;
 import static dev.rdmasim.ndk.NdkConstants.*;
 import static dev.rdmasim.ndk.NtStatus.*;
 
-import dev.rdmasim.adapter.driver.MemoryRegion;
 import dev.rdmasim.adapter.format.AccessFlags;
+import dev.rdmasim.driver.MemoryRegion;
 
 /**
  * {@code NDK_MR}: a memory region. {@link #registerMr} writes the buffer's translation table into

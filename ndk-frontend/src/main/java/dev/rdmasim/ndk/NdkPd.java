@@ -2,10 +2,10 @@ package dev.rdmasim.ndk;
 
 import static dev.rdmasim.ndk.NtStatus.*;
 
-import dev.rdmasim.adapter.driver.QpOptions;
 import dev.rdmasim.adapter.format.AccessFlags;
 import dev.rdmasim.adapter.format.SendWqeBuilder;
 import dev.rdmasim.adapter.format.WqeOpcode;
+import dev.rdmasim.driver.QpOptions;
 
 /** {@code NDK_PD}: a protection domain, allocated in the adapter by a firmware command; it creates MRs and QPs. */
 public final class NdkPd extends NdkObject {

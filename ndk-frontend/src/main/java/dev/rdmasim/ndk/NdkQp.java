@@ -4,11 +4,11 @@ import static dev.rdmasim.ndk.NdkOpFlags.*;
 import static dev.rdmasim.ndk.NdkOperationType.*;
 import static dev.rdmasim.ndk.NtStatus.*;
 
-import dev.rdmasim.adapter.driver.Completion;
-import dev.rdmasim.adapter.driver.QueuePair;
-import dev.rdmasim.adapter.driver.SendQueue;
-import dev.rdmasim.adapter.driver.SgeList;
 import dev.rdmasim.adapter.format.WqeOpcode;
+import dev.rdmasim.driver.Completion;
+import dev.rdmasim.driver.QueuePair;
+import dev.rdmasim.driver.SendQueue;
+import dev.rdmasim.driver.SgeList;
 import dev.rdmasim.kernel.InvariantViolation;
 
 /**

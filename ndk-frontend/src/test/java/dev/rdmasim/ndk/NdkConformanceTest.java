@@ -249,7 +249,7 @@ class NdkConformanceTest {
             long retries = profile.getLong(dev.rdmasim.adapter.config.Parameters.HOST_CM_RNR_RETRY_COUNT);
             long wait = profile.getLong(dev.rdmasim.adapter.config.Parameters.TRANSPORT_RNR_TIMER);
             assertThat(p.bed.sim.now()).isGreaterThan(retries * wait);
-            assertThat(NdkTestBed.counter(p.bed.hostB.adapter().children().stream()
+            assertThat(NdkTestBed.counter(p.bed.nicB.children().stream()
                     .filter(m -> m.name().equals("rx")).findFirst().orElseThrow(), "rnrNaks")).isEqualTo(retries + 1);
         }
     }

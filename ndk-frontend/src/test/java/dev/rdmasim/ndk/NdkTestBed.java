@@ -5,10 +5,12 @@ import static dev.rdmasim.ndk.NtStatus.STATUS_SUCCESS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.adapter.config.Profile;
-import dev.rdmasim.adapter.driver.HostDriver;
-import dev.rdmasim.adapter.driver.HostPair;
 import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.adapter.nic.Adapter;
 import dev.rdmasim.adapter.wire.EthernetLink;
+import dev.rdmasim.driver.Host;
+import dev.rdmasim.driver.HostDriver;
+import dev.rdmasim.driver.HostPair;
 import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +25,8 @@ final class NdkTestBed {
     final Profile profile;
     final HostDriver hostA;
     final HostDriver hostB;
+    final Adapter nicA;
+    final Adapter nicB;
     final EthernetLink link;
     final NdkAdapter a;
     final NdkAdapter b;
@@ -34,11 +38,15 @@ final class NdkTestBed {
     NdkTestBed(Profile profile) {
         this.profile = profile;
         sim = new Simulator(7);
-        hostA = new HostDriver(sim, "hostA", "nicA", profile, 0x02_00_00_00_00_01L, 0x0A00_0001);
-        hostB = new HostDriver(sim, "hostB", "nicB", profile, 0x02_00_00_00_00_02L, 0x0A00_0002);
+        Host ha = new Host(sim, "hostA", "nicA", profile, 0x02_00_00_00_00_01L, 0x0A00_0001);
+        Host hb = new Host(sim, "hostB", "nicB", profile, 0x02_00_00_00_00_02L, 0x0A00_0002);
+        hostA = ha.driver();
+        hostB = hb.driver();
+        nicA = ha.adapter();
+        nicB = hb.adapter();
         link = HostPair.cable(sim, "wire", profile);
-        hostA.attach(link.a());
-        hostB.attach(link.b());
+        ha.attach(link.a());
+        hb.attach(link.b());
         // Each host has resolved the other's address (the ARP entry the connection manager needs).
         hostA.addNeighbour(hostB.ip(), hostB.mac());
         hostB.addNeighbour(hostA.ip(), hostA.mac());

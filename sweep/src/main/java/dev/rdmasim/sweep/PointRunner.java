@@ -123,7 +123,7 @@ public final class PointRunner {
                     null, false, setup.qpLine);
             BusyWindow window = new BusyWindow();
             ReplayResult r = Replay.runText(traceName, point.workload().traceText(), baseDir, o,
-                    inspection -> busy.addAll(window.end(inspection.topology().host(0).sim())), null,
+                    inspection -> busy.addAll(window.end(inspection.topology().host(0).driver().sim())), null,
                     new Replay.Progress() {
                         @Override
                         public void measuring(Simulator sim) {

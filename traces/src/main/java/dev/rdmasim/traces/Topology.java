@@ -1,9 +1,10 @@
 package dev.rdmasim.traces;
 
 import dev.rdmasim.adapter.config.Profile;
-import dev.rdmasim.adapter.driver.HostDriver;
-import dev.rdmasim.adapter.driver.HostPair;
 import dev.rdmasim.adapter.wire.EthernetLink;
+import dev.rdmasim.driver.Host;
+import dev.rdmasim.driver.HostDriver;
+import dev.rdmasim.driver.HostPair;
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.ndk.NdkAdapter;
 
@@ -18,18 +19,20 @@ public final class Topology {
     public static final long MAC_A = 0x02_00_00_00_00_01L;
     public static final long MAC_B = 0x02_00_00_00_00_02L;
 
-    private final HostDriver[] hosts;
+    private final Host[] hosts;
     private final NdkAdapter[] adapters;
     private final EthernetLink link;
 
-    private Topology(HostDriver a, HostDriver b, EthernetLink link) {
-        this.hosts = new HostDriver[] {a, b};
+    private Topology(Host a, Host b, EthernetLink link) {
+        this.hosts = new Host[] {a, b};
         this.link = link;
         a.attach(link.a());
         b.attach(link.b());
-        a.addNeighbour(b.ip(), b.mac());
-        b.addNeighbour(a.ip(), a.mac());
-        this.adapters = new NdkAdapter[] {NdkAdapter.open(a), NdkAdapter.open(b)};
+        HostDriver da = a.driver();
+        HostDriver db = b.driver();
+        da.addNeighbour(db.ip(), db.mac());
+        db.addNeighbour(da.ip(), da.mac());
+        this.adapters = new NdkAdapter[] {NdkAdapter.open(da), NdkAdapter.open(db)};
     }
 
     /**
@@ -37,8 +40,8 @@ public final class Topology {
      * parameters describe it (rate, propagation delay, buffers, seeded faults).
      */
     public static Topology twoHosts(Simulator sim, Profile profileA, Profile profileB) {
-        HostDriver a = new HostDriver(sim, "hostA", "nicA", profileA, MAC_A, IP_A);
-        HostDriver b = new HostDriver(sim, "hostB", "nicB", profileB, MAC_B, IP_B);
+        Host a = new Host(sim, "hostA", "nicA", profileA, MAC_A, IP_A);
+        Host b = new Host(sim, "hostB", "nicB", profileB, MAC_B, IP_B);
         return new Topology(a, b, HostPair.cable(sim, "wire", profileA));
     }
 
@@ -46,8 +49,8 @@ public final class Topology {
         return twoHosts(sim, profile, profile);
     }
 
-    /** Host 0 (A) or 1 (B). */
-    public HostDriver host(int i) {
+    /** Host 0 (A) or 1 (B): its memory, adapter and driver. */
+    public Host host(int i) {
         return hosts[i];
     }
 

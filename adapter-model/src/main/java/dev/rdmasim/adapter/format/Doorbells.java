@@ -16,6 +16,10 @@ package dev.rdmasim.adapter.format;
  * Doorbell page (per driver context): CQ arm at {@link #PAGE_CQ_ARM}, the BlueFlame register at
  * {@link #PAGE_BLUEFLAME} with two halves of {@code bfSize} bytes (see {@link BlueFlame}). The 8-byte SQ
  * doorbell is written to the current BlueFlame half too, and toggles it, as mlx5 does.
+ *
+ * <p>The BAR is an array of such pages, page n at {@code n * PAGE_SIZE} belonging to QP n
+ * ({@link #sqDoorbellOffset}, {@link #cqArmOffset}); the driver writes to these offsets and the adapter
+ * decodes them, so both take them from here.
  */
 public final class Doorbells {
     public static final int QP_RECORD_SIZE = 8;
@@ -40,6 +44,16 @@ public final class Doorbells {
     private static final int CI_MASK = 0xff_ffff;
 
     private Doorbells() {
+    }
+
+    /** BAR offset of QP {@code qpn}'s send doorbell / first BlueFlame half: the BlueFlame register of its page. */
+    public static long sqDoorbellOffset(int qpn) {
+        return (long) qpn * PAGE_SIZE + PAGE_BLUEFLAME;
+    }
+
+    /** BAR offset of the CQ arm doorbell in doorbell page {@code page} (any page's arm register takes any CQ). */
+    public static long cqArmOffset(int page) {
+        return (long) page * PAGE_SIZE + PAGE_CQ_ARM;
     }
 
     public static void putRecvCounter(byte[] b, int recordOff, int counter) {

@@ -42,7 +42,7 @@ import java.util.List;
  * 8-byte write there is a plain doorbell. Page 0 belongs to no QP: its offset 0x18 is the command
  * doorbell (8 bytes: the command queue's new producer counter).
  */
-public final class Adapter extends Module implements MmioTarget {
+public final class Adapter extends Module implements MmioTarget, AdapterControl {
     public static final int QP_CONTEXT_BYTES = ContextMemory.QP_CONTEXT_BYTES;
     public static final int CQ_CONTEXT_BYTES = ContextMemory.CQ_CONTEXT_BYTES;
     /** The first QP number a data QP gets: 0 and 1 are the special QPs of the IB architecture. */
@@ -215,14 +215,14 @@ public final class Adapter extends Module implements MmioTarget {
         listeners.add(l);
     }
 
-    /** MMIO address (BAR offset) of QP {@code qpn}'s send doorbell / first BlueFlame half. */
+    /** MMIO address (BAR offset) of QP {@code qpn}'s send doorbell / first BlueFlame half ({@link Doorbells#sqDoorbellOffset}). */
     public static long doorbellOffset(int qpn) {
-        return (long) qpn * PAGE + Doorbells.PAGE_BLUEFLAME;
+        return Doorbells.sqDoorbellOffset(qpn);
     }
 
-    /** MMIO address (BAR offset) of the CQ arm doorbell, in the page of {@code uarPage}. */
+    /** MMIO address (BAR offset) of the CQ arm doorbell, in the page of {@code uarPage} ({@link Doorbells#cqArmOffset}). */
     public static long cqArmOffset(int uarPage) {
-        return (long) uarPage * PAGE + Doorbells.PAGE_CQ_ARM;
+        return Doorbells.cqArmOffset(uarPage);
     }
 
     /** The adapter's Ethernet MAC address (48 bits). */

@@ -19,6 +19,16 @@ class DoorbellsTest {
         assertThat(Doorbells.sendCounter(rec, 0)).isEqualTo(0xa0b0);
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2, 0x1000, 0xff_ffff})
+    void barOffsetsAreTheRegistersOfPageN(int n) {
+        // Page n starts at n * 4 KiB, computed in 64 bits: QP numbers are 24-bit, the BAR spans 2^36 bytes.
+        assertThat(Doorbells.sqDoorbellOffset(n)).isEqualTo(n * 4096L + 0x800);
+        assertThat(Doorbells.cqArmOffset(n)).isEqualTo(n * 4096L + 0x20);
+        assertThat(Doorbells.sqDoorbellOffset(n) / Doorbells.PAGE_SIZE).isEqualTo(n);
+        assertThat(Doorbells.cqArmOffset(n) % Doorbells.PAGE_SIZE).isEqualTo(Doorbells.PAGE_CQ_ARM);
+    }
+
     @Test
     void cqRecordAndArmWords() {
         byte[] rec = new byte[8];

@@ -1,10 +1,10 @@
 package dev.rdmasim.cli.demo;
 
 import dev.rdmasim.adapter.config.Profile;
-import dev.rdmasim.adapter.driver.HostPair;
-import dev.rdmasim.adapter.driver.WriteStream;
 import dev.rdmasim.adapter.nic.Stage;
 import dev.rdmasim.adapter.wire.PcapWriter;
+import dev.rdmasim.driver.HostPair;
+import dev.rdmasim.driver.WriteStream;
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.wave.SignalFilter;
 import dev.rdmasim.kernel.wave.VcdWriter;
@@ -59,7 +59,7 @@ public final class AdapterDemo {
             int sqLog = 32 - Integer.numberOfLeadingZeros(Math.max(depth, 2) - 1);
             HostPair pair = HostPair.create(sim, profile, buffer, Math.max(sqLog + 1, 8), Math.max(sqLog, 6), 6);
             pair.link().addTap(capture);
-            pair.a().driver().adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
+            pair.a().host().adapter().addLifecycleListener((nic, qpn, idx, op, bytes, syndrome, stamps) -> {
                 if (n[0] < latencies.length && stamps[Stage.DOORBELL.ordinal()] >= 0) {
                     latencies[n[0]++] = stamps[Stage.CQE_WRITTEN.ordinal()] - stamps[Stage.DOORBELL.ordinal()];
                 }

@@ -1,7 +1,7 @@
 package dev.rdmasim.traces.perf;
 
-import dev.rdmasim.adapter.driver.HostCpu;
-import dev.rdmasim.adapter.driver.HostDriver;
+import dev.rdmasim.driver.HostCpu;
+import dev.rdmasim.driver.HostDriver;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.Simulator;
 

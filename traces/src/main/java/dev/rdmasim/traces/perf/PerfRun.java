@@ -72,8 +72,8 @@ final class PerfRun {
         }
         PerfSide.connect(sim, client, server);
         long pollPs = p.getLong(Parameters.HOST_POLL_TIME);
-        clientThread = new HostThread(sim, topo.host(0), "perfClient", pollPs);
-        serverThread = new HostThread(sim, topo.host(1), "perfServer", pollPs);
+        clientThread = new HostThread(sim, topo.host(0).driver(), "perfClient", pollPs);
+        serverThread = new HostThread(sim, topo.host(1).driver(), "perfServer", pollPs);
         if (test == PerfTest.SEND_BW) {
             // The server keeps its receives posted for the whole run, reposting each one as it completes.
             serverThread.start(this::serverReceiveTurn);

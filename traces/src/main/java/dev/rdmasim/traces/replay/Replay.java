@@ -662,7 +662,7 @@ public final class Replay {
         int h = hostIndex(name);
         NdkPd pd = object(l, l.text("pd"), NdkPd.class);
         long size = l.size("size");
-        long address = topology.host(h).allocate(size);
+        long address = topology.host(h).driver().allocate(size);
         fill(l, topology.host(h).memory(), address, size);
         if (recorder != null) {
             recorder.fill(topology.adapter(h), address, l.text("fill", "zero"));
@@ -781,7 +781,7 @@ public final class Replay {
         byte[] data = l.has("data") ? l.bytes("data") : null;
         calls++;
         block();
-        int s = c.value.connect(here.qp, new NdkAddress(0, 0), new NdkAddress(topology.host(there.host).ip(), port),
+        int s = c.value.connect(here.qp, new NdkAddress(0, 0), new NdkAddress(topology.host(there.host).driver().ip(), port),
                 l.integer("in", 8), l.integer("out", 8), data, data == null ? 0 : data.length, (ctx, st) -> {
                     if (st != STATUS_SUCCESS) {
                         failed[0] = st;
@@ -973,7 +973,7 @@ public final class Replay {
         if (req != null) {
             // The poll call charged host.pollTime per entry to the CPU: the consumer has the completion when the
             // CPU is done with that call, not at the instant the CQE landed.
-            lifecycle.polled(req, topology.host(c.host).cpu().freeAt(), r.status == STATUS_SUCCESS);
+            lifecycle.polled(req, topology.host(c.host).driver().cpu().freeAt(), r.status == STATUS_SUCCESS);
             if (req.expectAt != null) {
                 expecting.remove(req);
                 if (r.status != req.expect) {

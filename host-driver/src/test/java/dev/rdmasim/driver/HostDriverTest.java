@@ -1,6 +1,6 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
-import static dev.rdmasim.adapter.driver.StatsProbe.counter;
+import static dev.rdmasim.driver.StatsProbe.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -118,7 +118,7 @@ class HostDriverTest {
             HostPair.Side a = p.a();
             a.sq().setBlueFlame(bf);
             List<long[]> seen = new ArrayList<>();
-            a.driver().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> seen.add(stamps.clone()));
+            a.host().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> seen.add(stamps.clone()));
             byte[] data = pattern(5, 40);
             assertThat(a.sq().postInline(1, WqeOpcode.RDMA_WRITE, SendQueue.SIGNALED, 0, p.b().mr().address(),
                     p.b().mr().rkey(), data, 0, data.length)).isTrue();
@@ -299,8 +299,8 @@ class HostDriverTest {
         List<long[]> sent = new ArrayList<>();
         List<String> received = new ArrayList<>();
         List<long[]> receivedStamps = new ArrayList<>();
-        a.driver().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> sent.add(stamps.clone()));
-        b.driver().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> {
+        a.host().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> sent.add(stamps.clone()));
+        b.host().adapter().addLifecycleListener((n, qpn, idx, op, bytes, syn, stamps) -> {
             received.add(op + " " + idx + " " + bytes);
             receivedStamps.add(stamps.clone());
         });

@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.stats.Counter;

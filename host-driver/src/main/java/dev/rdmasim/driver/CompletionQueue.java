@@ -1,10 +1,9 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.host.HostMemory;
-import dev.rdmasim.adapter.nic.Adapter;
 
 /**
  * A CQ: a ring of 64-byte CQEs in host memory that the adapter fills, read by the owner-bit rule,
@@ -132,7 +131,7 @@ public final class CompletionQueue {
         int word = Doorbells.armWord(armSequence & 3, cmd, (int) (armIndex & 0xFF_FFFF));
         armSequence++;
         driver.cpu().storeWord(dbRecord + Doorbells.OFF_CQ_ARM, word, 0);
-        byte[] mmio = driver.cpu().mmio(Adapter.cqArmOffset(0), Doorbells.MMIO_DOORBELL_SIZE, driver.mmioStorePs);
+        byte[] mmio = driver.cpu().mmio(Doorbells.cqArmOffset(0), Doorbells.MMIO_DOORBELL_SIZE, driver.mmioStorePs);
         BigEndian.putI64(mmio, 0, Doorbells.cqArmDoorbell(word, cqn));
         driver.cpu().kick();
         driver.arms.inc();

@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import dev.rdmasim.adapter.format.BlueFlame;
 import dev.rdmasim.adapter.format.ControlSegment;
@@ -6,7 +6,6 @@ import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.format.SendWqeBuilder;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.adapter.host.HostMemory;
-import dev.rdmasim.adapter.nic.Adapter;
 import dev.rdmasim.kernel.InvariantViolation;
 
 /**
@@ -73,7 +72,7 @@ public final class SendQueue {
         mirror = new byte[ringBbs * SendWqeBuilder.BB];
         builder = new SendWqeBuilder(mirror, 0, logBbs);
         blueFlame = new BlueFlame(bfBytes);
-        doorbellPage = Adapter.doorbellOffset(qpn);
+        doorbellPage = Doorbells.sqDoorbellOffset(qpn);
         inlineScratch = new byte[maxInline];
         wrIds = new long[ringBbs];
         wqeBbs = new int[ringBbs];

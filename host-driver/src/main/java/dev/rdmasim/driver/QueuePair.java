@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 /** A reliable-connected QP as the driver sees it: its number, send and receive queues. */
 public final class QueuePair {
@@ -37,7 +37,7 @@ public final class QueuePair {
     public void connect(QueuePair peer) {
         int psnHere = driver.random().nextInt(1 << 24);
         int psnThere = peer.driver.random().nextInt(1 << 24);
-        driver.adapter().connectQp(qpn, peer.qpn, peer.driver.mac(), peer.driver.ip(), psnHere, psnThere);
-        peer.driver.adapter().connectQp(peer.qpn, qpn, driver.mac(), driver.ip(), psnThere, psnHere);
+        driver.nic().connectQp(qpn, peer.qpn, peer.driver.mac(), peer.driver.ip(), psnHere, psnThere);
+        peer.driver.nic().connectQp(peer.qpn, qpn, driver.mac(), driver.ip(), psnThere, psnHere);
     }
 }

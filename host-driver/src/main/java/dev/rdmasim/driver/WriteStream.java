@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.kernel.Event;

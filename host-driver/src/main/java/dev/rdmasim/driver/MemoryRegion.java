@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 /**
  * A registered buffer: host address range, protection domain, access flags

@@ -1,19 +1,19 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
-import static dev.rdmasim.adapter.driver.StatsProbe.counter;
+import static dev.rdmasim.driver.StatsProbe.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmasim.adapter.config.Parameters;
 import dev.rdmasim.adapter.config.Profile;
-import dev.rdmasim.adapter.driver.Connection.Outcome;
-import dev.rdmasim.adapter.driver.Connection.State;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.CqeSyndrome;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.adapter.nic.GsiUnit;
 import dev.rdmasim.adapter.nic.QpState;
 import dev.rdmasim.adapter.wire.CmMad;
+import dev.rdmasim.driver.Connection.Outcome;
+import dev.rdmasim.driver.Connection.State;
 import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -143,8 +143,8 @@ class CmAgentTest {
         assertThat(pc.outboundReadLimit()).isEqualTo(8); // min(8, 16, A's inbound 16)
         assertThat(c.inboundReadLimit()).isEqualTo(8); // min(16, B's outbound 8)
         assertThat(c.outboundReadLimit()).isEqualTo(2); // min(2, B's inbound 2)
-        assertThat(a.driver().adapter().qpState(a.qp().qpn())).isEqualTo(QpState.READY_TO_SEND);
-        assertThat(b.driver().adapter().qpState(b.qp().qpn())).isEqualTo(QpState.READY_TO_SEND);
+        assertThat(a.host().adapter().qpState(a.qp().qpn())).isEqualTo(QpState.READY_TO_SEND);
+        assertThat(b.host().adapter().qpState(b.qp().qpn())).isEqualTo(QpState.READY_TO_SEND);
 
         // The data path works over what the CM set up.
         assertThat(b.driver().memory().equalsRange(b.mr().address() + 4096, payload, 0, payload.length)).isTrue();
@@ -173,7 +173,7 @@ class CmAgentTest {
         assertThat(counter(sim, "hostA.cm.retransmits") + counter(sim, "hostB.cm.retransmits")).isZero();
         // The REP reaches A after B's INIT2RTR command, and A hears of it after its own INIT2RTR and RTR2RTS: three
         // firmware commands, plus a few microseconds of PCIe round trips and link crossings per MAD and command.
-        long fw = s.p.a().driver().adapter().profile().getLong(Parameters.NIC_FIRMWARE_COMMAND_LATENCY);
+        long fw = s.p.a().host().adapter().profile().getLong(Parameters.NIC_FIRMWARE_COMMAND_LATENCY);
         assertThat(s.logA.times.get(0)).isBetween(3 * fw, 3 * fw + 30_000_000L);
     }
 
@@ -197,7 +197,7 @@ class CmAgentTest {
         assertThat(c.rejectReason()).isEqualTo(CmMad.REJ_CONSUMER_DEFINED);
         assertThat(c.peerPrivateData()).isEqualTo(rejData);
         assertThat(seen.get(0).state()).isEqualTo(State.FAILED);
-        assertThat(p.a().driver().adapter().qpState(p.a().qp().qpn())).isEqualTo(QpState.INIT);
+        assertThat(p.a().host().adapter().qpState(p.a().qp().qpn())).isEqualTo(QpState.INIT);
         assertThat(a.openConnections()).isZero();
         assertThat(b.openConnections()).isZero();
     }
@@ -233,7 +233,7 @@ class CmAgentTest {
         assertThat(counter(s.sim, "hostA.cm.reqSent")).isEqualTo(2);
         assertThat(counter(s.sim, "hostA.cm.retransmits")).isEqualTo(1);
         // The REP came after the retransmission, one timeout after the first try (and three firmware commands).
-        long fw = s.p.a().driver().adapter().profile().getLong(Parameters.NIC_FIRMWARE_COMMAND_LATENCY);
+        long fw = s.p.a().host().adapter().profile().getLong(Parameters.NIC_FIRMWARE_COMMAND_LATENCY);
         assertThat(s.logA.times.get(0)).isBetween(T + 3 * fw, T + 3 * fw + 30_000_000L);
     }
 
@@ -304,8 +304,8 @@ class CmAgentTest {
         assertThat(counter(s.sim, "hostA.cm.dreqSent")).isEqualTo(loseFirstDrep ? 2 : 1);
         assertThat(counter(s.sim, "hostB.cm.drepSent")).isEqualTo(loseFirstDrep ? 2 : 1);
         assertThat(counter(s.sim, "hostB.cm.duplicates")).isEqualTo(loseFirstDrep ? 1 : 0);
-        assertThat(a.driver().adapter().qpState(a.qp().qpn())).isEqualTo(QpState.ERROR);
-        assertThat(b.driver().adapter().qpState(b.qp().qpn())).isEqualTo(QpState.ERROR);
+        assertThat(a.host().adapter().qpState(a.qp().qpn())).isEqualTo(QpState.ERROR);
+        assertThat(b.host().adapter().qpState(b.qp().qpn())).isEqualTo(QpState.ERROR);
         assertThat(flushedReceives(a.cq())).containsExactly(100L, 101L);
         assertThat(flushedReceives(b.cq())).containsExactly(200L, 201L, 202L);
         // Both ends forget the connection after their time-wait.
@@ -369,7 +369,7 @@ class CmAgentTest {
         CmAgent a = p.a().driver().cm(FAST);
         // B has QP1 but its driver posts no receive buffer.
         HostDriver db = p.b().driver();
-        GsiUnit gsi = db.adapter().gsi();
+        GsiUnit gsi = p.b().host().adapter().gsi();
         gsi.create(db.allocate(4096), 2, db.allocate(64), db.allocate(4096), 2);
         Log logA = new Log(sim);
         a.connect(p.a().qp(), db.ip(), SERVICE, 1, 1, null, logA);

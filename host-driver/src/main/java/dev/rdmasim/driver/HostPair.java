@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import static dev.rdmasim.adapter.config.Parameters.LINK_RATE;
 
@@ -14,8 +14,12 @@ import dev.rdmasim.kernel.Simulator;
  * starting point of a test or benchmark.
  */
 public final class HostPair {
-    /** One host's objects. */
-    public record Side(HostDriver driver, CompletionQueue cq, MemoryRegion mr, QueuePair qp) {
+    /** One host and its objects. */
+    public record Side(Host host, CompletionQueue cq, MemoryRegion mr, QueuePair qp) {
+        public HostDriver driver() {
+            return host.driver();
+        }
+
         public SendQueue sq() {
             return qp.sq();
         }
@@ -67,13 +71,15 @@ public final class HostPair {
      */
     public static HostPair createUnconnected(Simulator sim, Profile profile, long bufferBytes, int cqLog, int sqLogBbs,
                                              int rqLog) {
-        HostDriver da = new HostDriver(sim, "hostA", "nicA", profile, 0x02_00_00_00_00_01L, 0x0A00_0001);
-        HostDriver db = new HostDriver(sim, "hostB", "nicB", profile, 0x02_00_00_00_00_02L, 0x0A00_0002);
+        Host ha = new Host(sim, "hostA", "nicA", profile, 0x02_00_00_00_00_01L, 0x0A00_0001);
+        Host hb = new Host(sim, "hostB", "nicB", profile, 0x02_00_00_00_00_02L, 0x0A00_0002);
         EthernetLink link = cable(sim, "wire", profile);
-        da.attach(link.a());
-        db.attach(link.b());
-        Side a = side(da, bufferBytes, cqLog, sqLogBbs, rqLog);
-        Side b = side(db, bufferBytes, cqLog, sqLogBbs, rqLog);
+        ha.attach(link.a());
+        hb.attach(link.b());
+        Side a = side(ha, bufferBytes, cqLog, sqLogBbs, rqLog);
+        Side b = side(hb, bufferBytes, cqLog, sqLogBbs, rqLog);
+        HostDriver da = ha.driver();
+        HostDriver db = hb.driver();
         da.addNeighbour(db.ip(), db.mac());
         db.addNeighbour(da.ip(), da.mac());
         return new HostPair(a, b, link);
@@ -94,12 +100,13 @@ public final class HostPair {
         return link;
     }
 
-    private static Side side(HostDriver d, long bufferBytes, int cqLog, int sqLogBbs, int rqLog) {
+    private static Side side(Host h, long bufferBytes, int cqLog, int sqLogBbs, int rqLog) {
+        HostDriver d = h.driver();
         CompletionQueue cq = d.createCq(cqLog);
         int pd = d.allocatePd();
         MemoryRegion mr = d.registerMemory(pd, d.allocate(bufferBytes), bufferBytes, ALL_ACCESS);
         QueuePair qp = d.createQp(QpOptions.of(cq, pd, ALL_ACCESS).withRings(sqLogBbs, rqLog));
-        return new Side(d, cq, mr, qp);
+        return new Side(h, cq, mr, qp);
     }
 
     public Side a() {

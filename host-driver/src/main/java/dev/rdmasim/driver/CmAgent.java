@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import static dev.rdmasim.adapter.config.Parameters.LINK_MTU;
 import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_MAX_INBOUND_READS;
@@ -6,16 +6,16 @@ import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_MAX_OUTBOUND_READS
 import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_RETRY_COUNT;
 import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_RNR_RETRY_COUNT;
 
-import dev.rdmasim.adapter.driver.Connection.Outcome;
-import dev.rdmasim.adapter.driver.Connection.State;
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Command;
 import dev.rdmasim.adapter.host.HostMemory;
-import dev.rdmasim.adapter.nic.Adapter;
+import dev.rdmasim.adapter.nic.AdapterControl;
 import dev.rdmasim.adapter.nic.GsiUnit;
 import dev.rdmasim.adapter.nic.QpState;
 import dev.rdmasim.adapter.wire.CmMad;
 import dev.rdmasim.adapter.wire.RoceLayout;
+import dev.rdmasim.driver.Connection.Outcome;
+import dev.rdmasim.driver.Connection.State;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.wave.Signal;
@@ -103,7 +103,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
     }
 
     private final HostDriver driver;
-    private final Adapter nic;
+    private final AdapterControl nic;
     private final HostMemory memory;
     private final HostCpu cpu;
     private final GsiUnit gsi;
@@ -147,7 +147,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
     CmAgent(HostDriver driver, Config config) {
         super(driver, "cm");
         this.driver = driver;
-        this.nic = driver.adapter();
+        this.nic = driver.nic();
         this.memory = driver.memory();
         this.cpu = driver.cpu();
         this.config = config;

@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import static dev.rdmasim.adapter.format.Command.*;
 
@@ -69,7 +69,7 @@ public final class CommandQueue {
         this.cpu = driver.cpu();
         ring = memory.allocate((long) ENTRY_SIZE * ENTRIES, HostDriver.PAGE);
         mailboxes = memory.allocate((long) MAX_MAILBOX * ENTRIES, HostDriver.PAGE);
-        driver.adapter().createCommandQueue(ring, LOG_ENTRIES);
+        driver.nic().createCommandQueue(ring, LOG_ENTRIES);
         var s = driver.stats();
         posted = s.counter("commandsPosted", "commands", "firmware commands posted to the command queue");
         answered = s.counter("commandsAnswered", "commands", "firmware commands whose answer the driver read");

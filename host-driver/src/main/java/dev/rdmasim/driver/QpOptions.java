@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 /**
  * What a QP is created with: its CQs and protection domain, ring sizes and limits.

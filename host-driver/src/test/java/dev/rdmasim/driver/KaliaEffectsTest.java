@@ -1,6 +1,6 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
-import static dev.rdmasim.adapter.driver.StatsProbe.counter;
+import static dev.rdmasim.driver.StatsProbe.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.adapter.config.Parameters;

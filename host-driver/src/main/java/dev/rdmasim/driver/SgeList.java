@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 /**
  * A reusable gather / scatter list: up to {@code capacity} entries of (address, length, key).

@@ -1,4 +1,4 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
 import static dev.rdmasim.adapter.config.Parameters.HOST_MMIO_STORE_TIME;
 import static dev.rdmasim.adapter.config.Parameters.HOST_POLL_TIME;
@@ -14,12 +14,11 @@ import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.format.RecvWqe;
 import dev.rdmasim.adapter.format.SendWqeBuilder;
 import dev.rdmasim.adapter.host.HostMemory;
-import dev.rdmasim.adapter.nic.Adapter;
+import dev.rdmasim.adapter.nic.AdapterControl;
 import dev.rdmasim.adapter.nic.GsiUnit;
 import dev.rdmasim.adapter.nic.QpConfig;
 import dev.rdmasim.adapter.pcie.HostBridge;
 import dev.rdmasim.adapter.pcie.InterruptHandler;
-import dev.rdmasim.adapter.wire.LinkEndpoint;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.hw.Module;
@@ -30,7 +29,8 @@ import org.eclipse.collections.impl.map.mutable.primitive.IntLongHashMap;
 import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
 
 /**
- * The driver of one host and its adapter. It builds the host's memory and adapter, and then does
+ * The driver of one host and its adapter. Given the host's memory and its adapter's control port (a
+ * {@link Host} builds and wires them), it does
  * what an mlx5-like driver does through the hardware interface only: allocate rings and records in
  * host memory, issue the adapter's commands through the command queue ({@link #commands()}: create /
  * modify / destroy CQs, QPs, memory keys and PDs, in simulated time) or, as the time-zero setup path,
@@ -53,7 +53,8 @@ public final class HostDriver extends Module {
     private int logPage;
 
     private final HostMemory memory;
-    private final Adapter nic;
+    private final AdapterControl nic;
+    private final Profile profile;
     private final HostBridge bridge;
     private final HostCpu cpu;
     private final long mac;
@@ -93,20 +94,19 @@ public final class HostDriver extends Module {
     private final Counter events;
 
     /**
-     * A host named {@code name} with a fresh memory and an adapter named {@code nicName} built from
-     * {@code profile}; {@code mac} and {@code ip} are the adapter's port addresses.
+     * The driver of host {@code name}: it allocates its rings in {@code memory} and drives {@code nic} through
+     * its root complex; the host costs and ring sizes come from the adapter's profile. It sets up the event
+     * queue at once and owns the root complex's interrupt and write hooks from then on. {@code cpuQueue} is
+     * the number of work items the host CPU may have queued ({@link #DEFAULT_CPU_QUEUE}).
      */
-    public HostDriver(Simulator sim, String name, String nicName, Profile profile, long mac, int ip) {
-        this(sim, name, nicName, profile, mac, ip, DEFAULT_CPU_QUEUE);
-    }
-
-    public HostDriver(Simulator sim, String name, String nicName, Profile profile, long mac, int ip, int cpuQueue) {
+    public HostDriver(Simulator sim, String name, HostMemory memory, AdapterControl nic, int cpuQueue) {
         super(sim, name);
-        memory = new HostMemory(name + "_mem");
-        nic = new Adapter(sim, nicName, profile, memory, mac, ip);
+        this.memory = memory;
+        this.nic = nic;
+        profile = nic.profile();
         bridge = nic.host();
-        this.mac = mac;
-        this.ip = ip;
+        mac = nic.mac();
+        ip = nic.ip();
         cpu = new HostCpu(this, "cpu", memory, bridge, cpuQueue);
         wqeBuildPs = profile.getLong(HOST_WQE_BUILD_TIME);
         mmioStorePs = profile.getLong(HOST_MMIO_STORE_TIME);
@@ -146,8 +146,14 @@ public final class HostDriver extends Module {
         bridge.setWriteObserver(this::onDeviceWrite);
     }
 
-    public Adapter adapter() {
+    /** The adapter as this driver sees it: root complex, addresses, firmware set-up port. */
+    AdapterControl nic() {
         return nic;
+    }
+
+    /** The profile the host's adapter was built from, whose {@code host.*} parameters price this driver's work. */
+    public Profile profile() {
+        return profile;
     }
 
     public HostMemory memory() {
@@ -168,11 +174,6 @@ public final class HostDriver extends Module {
 
     public int ip() {
         return ip;
-    }
-
-    /** Plugs the adapter's Ethernet port into a link end. */
-    public void attach(LinkEndpoint port) {
-        nic.attach(port);
     }
 
     /** Page-aligned host buffer of {@code size} bytes (zero-filled). */

@@ -1,6 +1,6 @@
-package dev.rdmasim.adapter.driver;
+package dev.rdmasim.driver;
 
-import static dev.rdmasim.adapter.driver.StatsProbe.counter;
+import static dev.rdmasim.driver.StatsProbe.counter;
 import static dev.rdmasim.adapter.format.Command.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,15 +48,16 @@ class CommandQueueTest {
         }
     }
 
-    private static HostDriver driver(Simulator sim, Profile profile, String name, long mac, int ip) {
-        HostDriver d = new HostDriver(sim, "host" + name, "nic" + name, profile, mac, ip);
-        d.commands();
-        return d;
+    private static Host host(Simulator sim, Profile profile, String name, long mac, int ip) {
+        Host h = new Host(sim, "host" + name, "nic" + name, profile, mac, ip);
+        h.driver().commands();
+        return h;
     }
 
     private static long createCqTime(long latencyPs) {
         Simulator sim = new Simulator(1);
-        HostDriver d = driver(sim, Profile.defaults().with("nic.firmwareCommandLatency", latencyPs + "ps"), "A", 2, 1);
+        Host h = host(sim, Profile.defaults().with("nic.firmwareCommandLatency", latencyPs + "ps"), "A", 2, 1);
+        HostDriver d = h.driver();
         Box<CompletionQueue> cq = new Box<>(sim);
         assertThat(d.commands().createCq(6, cq)).isTrue();
         sim.run();
@@ -85,7 +86,8 @@ class CommandQueueTest {
     @Test
     void commandsRunOneAtATimeInOrder() {
         Simulator sim = new Simulator(1);
-        HostDriver d = driver(sim, Profile.defaults(), "A", 2, 1);
+        Host h = host(sim, Profile.defaults(), "A", 2, 1);
+        HostDriver d = h.driver();
         List<Integer> order = new ArrayList<>();
         long[] at = new long[3];
         for (int i = 0; i < 3; i++) {
@@ -108,7 +110,10 @@ class CommandQueueTest {
     }
 
     /** One host's objects made through commands. */
-    private record Side(HostDriver d, int pd, CompletionQueue cq, MemoryRegion mr, QueuePair qp) {
+    private record Side(Host h, int pd, CompletionQueue cq, MemoryRegion mr, QueuePair qp) {
+        HostDriver d() {
+            return h.driver();
+        }
     }
 
     private static <T> T settle(Simulator sim, Box<T> box) {
@@ -116,7 +121,8 @@ class CommandQueueTest {
         return box.ok();
     }
 
-    private static Side build(Simulator sim, HostDriver d) {
+    private static Side build(Simulator sim, Host h) {
+        HostDriver d = h.driver();
         Box<Integer> pd = new Box<>(sim);
         Box<CompletionQueue> cq = new Box<>(sim);
         d.commands().allocatePd(pd);
@@ -128,17 +134,19 @@ class CommandQueueTest {
         d.commands().registerMemory(pd.ok(), buf, 1 << 16, HostPair.ALL_ACCESS, mr);
         d.commands().createQp(QpOptions.of(cq.ok(), pd.ok(), HostPair.ALL_ACCESS), qp);
         sim.run();
-        return new Side(d, pd.ok(), cq.ok(), mr.ok(), qp.ok());
+        return new Side(h, pd.ok(), cq.ok(), mr.ok(), qp.ok());
     }
 
     private static Side[] connectedPair(Simulator sim, Profile profile) {
-        HostDriver da = driver(sim, profile, "A", 0x02_00_00_00_00_01L, 0x0A00_0001);
-        HostDriver db = driver(sim, profile, "B", 0x02_00_00_00_00_02L, 0x0A00_0002);
+        Host ha = host(sim, profile, "A", 0x02_00_00_00_00_01L, 0x0A00_0001);
+        Host hb = host(sim, profile, "B", 0x02_00_00_00_00_02L, 0x0A00_0002);
+        HostDriver da = ha.driver();
+        HostDriver db = hb.driver();
         EthernetLink link = HostPair.cable(sim, "wire", profile);
-        da.attach(link.a());
-        db.attach(link.b());
-        Side a = build(sim, da);
-        Side b = build(sim, db);
+        ha.attach(link.a());
+        hb.attach(link.b());
+        Side a = build(sim, ha);
+        Side b = build(sim, hb);
         Box<QueuePair> ca = new Box<>(sim);
         Box<QueuePair> cb = new Box<>(sim);
         da.commands().connect(a.qp(), b.qp().qpn(), db.mac(), db.ip(), 1000, 77, ca);
@@ -155,7 +163,7 @@ class CommandQueueTest {
         Side[] p = connectedPair(sim, Profile.defaults());
         Side a = p[0];
         Side b = p[1];
-        assertThat(a.d().adapter().qpState(a.qp().qpn())).isEqualTo(QpState.READY_TO_SEND);
+        assertThat(a.h().adapter().qpState(a.qp().qpn())).isEqualTo(QpState.READY_TO_SEND);
         assertThat(a.mr().key() >>> 8).isEqualTo(1);
         byte[] data = new byte[3000];
         new SplittableRandom(5).nextBytes(data);
@@ -177,8 +185,9 @@ class CommandQueueTest {
         Simulator sim = new Simulator(1);
         Profile small = Profile.defaults().with("nic.maxCqs", "2").with("nic.maxQps", "3").with("nic.maxPds", "2")
                 .with("nic.maxMrs", "2");
-        HostDriver d = driver(sim, small, "A", 2, 1);
-        Side s = build(sim, d);
+        Host h = host(sim, small, "A", 2, 1);
+        HostDriver d = h.driver();
+        Side s = build(sim, h);
         assertThat(s.cq().cqn()).isZero();
         assertThat(s.qp().qpn()).isEqualTo(dev.rdmasim.adapter.nic.Adapter.FIRST_DATA_QPN);
         Box<CompletionQueue> cq2 = new Box<>(sim);
@@ -197,12 +206,12 @@ class CommandQueueTest {
             assertThat(statusName(b.status())).isEqualTo("NO_RESOURCES");
             assertThat(b.got.value()).isNull();
         }
-        assertThat(d.adapter().freeCqn()).isEqualTo(-1);
-        assertThat(d.adapter().freeQpn()).isEqualTo(-1);
-        assertThat(d.adapter().freePd()).isEqualTo(-1);
-        assertThat(d.adapter().freeKeyIndex()).isEqualTo(-1);
-        assertThat(d.adapter().cqExists(2)).isFalse();
-        assertThat(d.adapter().qpExists(dev.rdmasim.adapter.nic.Adapter.FIRST_DATA_QPN + 1)).isFalse();
+        assertThat(h.adapter().freeCqn()).isEqualTo(-1);
+        assertThat(h.adapter().freeQpn()).isEqualTo(-1);
+        assertThat(h.adapter().freePd()).isEqualTo(-1);
+        assertThat(h.adapter().freeKeyIndex()).isEqualTo(-1);
+        assertThat(h.adapter().cqExists(2)).isFalse();
+        assertThat(h.adapter().qpExists(dev.rdmasim.adapter.nic.Adapter.FIRST_DATA_QPN + 1)).isFalse();
         assertThat(counter(sim, "nicA.cmd.failed")).isEqualTo(4);
         // Freeing one makes room again.
         Box<Void> gone = new Box<>(sim);
@@ -217,14 +226,15 @@ class CommandQueueTest {
     @Test
     void invalidTransitionsAnswerBadStateAndKeepTheState() {
         Simulator sim = new Simulator(1);
-        HostDriver d = driver(sim, Profile.defaults(), "A", 2, 1);
-        Side s = build(sim, d);
+        Host h = host(sim, Profile.defaults(), "A", 2, 1);
+        HostDriver d = h.driver();
+        Side s = build(sim, h);
         int qpn = s.qp().qpn();
         Box<QueuePair> rts = new Box<>(sim);
         d.commands().modifyQp(s.qp(), OP_RTS2RTS_QP, rts);
         sim.run();
         assertThat(rts.status()).isEqualTo(STATUS_BAD_RESOURCE_STATE);
-        assertThat(d.adapter().qpState(qpn)).isEqualTo(QpState.INIT);
+        assertThat(h.adapter().qpState(qpn)).isEqualTo(QpState.INIT);
         Box<QueuePair> err = new Box<>(sim);
         Box<QueuePair> connect = new Box<>(sim);
         d.commands().modifyQp(s.qp(), OP_2ERR_QP, err);
@@ -232,7 +242,7 @@ class CommandQueueTest {
         sim.run();
         assertThat(err.ok()).isSameAs(s.qp());
         assertThat(connect.status()).isEqualTo(STATUS_BAD_RESOURCE_STATE);
-        assertThat(d.adapter().qpState(qpn)).isEqualTo(QpState.ERROR);
+        assertThat(h.adapter().qpState(qpn)).isEqualTo(QpState.ERROR);
         Box<QueuePair> reset = new Box<>(sim);
         Box<QueuePair> init = new Box<>(sim);
         d.commands().modifyQp(s.qp(), OP_2RST_QP, reset);
@@ -240,7 +250,7 @@ class CommandQueueTest {
         sim.run();
         assertThat(reset.ok()).isSameAs(s.qp());
         assertThat(init.ok()).isSameAs(s.qp());
-        assertThat(d.adapter().qpState(qpn)).isEqualTo(QpState.INIT);
+        assertThat(h.adapter().qpState(qpn)).isEqualTo(QpState.INIT);
         Box<QueuePair> unknown = new Box<>(sim);
         d.commands().submit(OP_2ERR_QP, 0, 99, 0, 0, null, (st, o0, o1) -> unknown.done(st, null));
         Box<QueuePair> badOp = new Box<>(sim);
@@ -279,8 +289,9 @@ class CommandQueueTest {
     @Test
     void objectsInUseAreNotDestroyedAndFreeObjectsAre() {
         Simulator sim = new Simulator(1);
-        HostDriver d = driver(sim, Profile.defaults(), "A", 2, 1);
-        Side s = build(sim, d);
+        Host h = host(sim, Profile.defaults(), "A", 2, 1);
+        HostDriver d = h.driver();
+        Side s = build(sim, h);
         Box<Void> cqBusy = new Box<>(sim);
         Box<Void> pdBusy = new Box<>(sim);
         d.commands().destroyCq(s.cq(), cqBusy);
@@ -288,7 +299,7 @@ class CommandQueueTest {
         sim.run();
         assertThat(cqBusy.status()).isEqualTo(STATUS_RESOURCE_BUSY);
         assertThat(pdBusy.status()).isEqualTo(STATUS_RESOURCE_BUSY);
-        assertThat(d.adapter().cqExists(s.cq().cqn())).isTrue();
+        assertThat(h.adapter().cqExists(s.cq().cqn())).isTrue();
         Box<Void> qp = new Box<>(sim);
         Box<Void> cq = new Box<>(sim);
         Box<Void> mr = new Box<>(sim);
@@ -302,13 +313,13 @@ class CommandQueueTest {
         sim.run();
         assertThat(List.of(qp.status(), cq.status(), mr.status(), pd.status())).containsOnly(STATUS_OK);
         assertThat(mrAgain.status()).isEqualTo(STATUS_BAD_RESOURCE);
-        assertThat(d.adapter().qpExists(s.qp().qpn())).isFalse();
-        assertThat(d.adapter().cqExists(s.cq().cqn())).isFalse();
-        assertThat(d.adapter().keyRegistered(s.mr().key())).isFalse();
-        assertThat(d.adapter().pdAllocated(s.pd())).isFalse();
+        assertThat(h.adapter().qpExists(s.qp().qpn())).isFalse();
+        assertThat(h.adapter().cqExists(s.cq().cqn())).isFalse();
+        assertThat(h.adapter().keyRegistered(s.mr().key())).isFalse();
+        assertThat(h.adapter().pdAllocated(s.pd())).isFalse();
         // The numbers are free again, lowest first.
-        assertThat(d.adapter().freeCqn()).isZero();
-        assertThat(d.adapter().freeQpn()).isEqualTo(dev.rdmasim.adapter.nic.Adapter.FIRST_DATA_QPN);
+        assertThat(h.adapter().freeCqn()).isZero();
+        assertThat(h.adapter().freeQpn()).isEqualTo(dev.rdmasim.adapter.nic.Adapter.FIRST_DATA_QPN);
     }
 
     @Test
