@@ -215,16 +215,6 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
         listeners.add(l);
     }
 
-    /** MMIO address (BAR offset) of QP {@code qpn}'s send doorbell / first BlueFlame half ({@link Doorbells#sqDoorbellOffset}). */
-    public static long doorbellOffset(int qpn) {
-        return Doorbells.sqDoorbellOffset(qpn);
-    }
-
-    /** MMIO address (BAR offset) of the CQ arm doorbell, in the page of {@code uarPage} ({@link Doorbells#cqArmOffset}). */
-    public static long cqArmOffset(int uarPage) {
-        return Doorbells.cqArmOffset(uarPage);
-    }
-
     /** The adapter's Ethernet MAC address (48 bits). */
     public long mac() {
         return mac;

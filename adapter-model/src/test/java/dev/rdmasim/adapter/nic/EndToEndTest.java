@@ -6,6 +6,7 @@ import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.format.AccessFlags;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.CqeSyndrome;
+import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayList;
@@ -536,7 +537,7 @@ class EndToEndTest {
         int word = dev.rdmasim.adapter.format.Doorbells.armWord(0, dev.rdmasim.adapter.format.Doorbells.ARM_CMD_ANY, (int) h.cqCi);
         byte[] v = new byte[8];
         dev.rdmasim.adapter.format.BigEndian.putI64(v, 0, dev.rdmasim.adapter.format.Doorbells.cqArmDoorbell(word, 1));
-        assertThat(h.nic.host().mmioWrite(Adapter.cqArmOffset(TestHost.QPN), v, 0, 8)).isTrue();
+        assertThat(h.nic.host().mmioWrite(Doorbells.cqArmOffset(TestHost.QPN), v, 0, 8)).isTrue();
     }
 
     @Test

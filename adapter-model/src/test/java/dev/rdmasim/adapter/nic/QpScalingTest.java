@@ -6,6 +6,7 @@ import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.format.AccessFlags;
 import dev.rdmasim.adapter.format.ControlSegment;
 import dev.rdmasim.adapter.format.Cqe;
+import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.format.SendWqeBuilder;
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.kernel.Simulator;
@@ -93,7 +94,7 @@ class QpScalingTest {
     private static void drain(TestHost a) {
         while (!PENDING.isEmpty()) {
             Object[] d = PENDING.peek();
-            if (!a.nic.host().mmioWrite(Adapter.doorbellOffset((Integer) d[0]), (byte[]) d[1], 0, 8)) {
+            if (!a.nic.host().mmioWrite(Doorbells.sqDoorbellOffset((Integer) d[0]), (byte[]) d[1], 0, 8)) {
                 return;
             }
             PENDING.poll();

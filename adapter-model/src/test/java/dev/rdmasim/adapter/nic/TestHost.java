@@ -111,7 +111,7 @@ final class TestHost {
         sqPi += bbs;
         mem.putIntBE(qpDb + Doorbells.OFF_SEND_COUNTER, sqPi & 0xFFFF);
         // A CPU whose posted-write queue is full stalls until the link drains it.
-        while (!nic.host().mmioWrite(Adapter.doorbellOffset(QPN), sqMirror, ctrl, 8)) {
+        while (!nic.host().mmioWrite(Doorbells.sqDoorbellOffset(QPN), sqMirror, ctrl, 8)) {
             if (!sim.step()) {
                 throw new IllegalStateException("MMIO queue full and nothing left to run");
             }
