@@ -93,7 +93,6 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder {
             recvAddr = new long[cfg.maxRecvSge()];
             recvLen = new int[cfg.maxRecvSge()];
             recvKey = new int[cfg.maxRecvSge()];
-            ackSyndrome = 0;
         }
 
         /** The transport checks' state: expected PSN and MSN, for ACKs and READ responses. */
@@ -324,15 +323,7 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder {
                     notePlaced(qp, f);
                 }
                 if (withImm) {
-                    QpResponder r = qp.resp;
-                    r.recvByteCount = (int) r.writeLength;
-                    r.recvHasImm = true;
-                    r.recvWriteImm = true;
-                    r.recvImmediate = reader.immediate();
-                    r.recvSolicited = reader.solicited();
-                    r.move(Message.RECEIVING, Message.COMPLETING);
-                    rq.consumed(qp);
-                    maybeRecvCqe(qp);
+                    messageEnded(qp, qp.resp.writeLength, true);
                 }
                 executed(qp, kind, pos, 1);
                 return held;
@@ -361,19 +352,28 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder {
                 qp.resp.recvOffset += len;
                 if (pos.closesMessage()) {
                     notePlaced(qp, f);
-                    QpResponder r = qp.resp;
-                    r.recvByteCount = (int) r.recvOffset;
-                    r.recvHasImm = reader.hasImmediate();
-                    r.recvImmediate = r.recvHasImm ? reader.immediate() : 0;
-                    r.recvSolicited = reader.solicited();
-                    r.move(Message.RECEIVING, Message.COMPLETING);
-                    rq.consumed(qp);
-                    maybeRecvCqe(qp);
+                    messageEnded(qp, qp.resp.recvOffset, false);
                 }
                 executed(qp, kind, pos, 1);
                 return held;
             }
         }
+    }
+
+    /**
+     * The last packet of a message that consumed a receive WQE (a SEND, or a WRITE with immediate) is placed: its
+     * completion is due once its writes have left, with the byte count, immediate and solicited flag it carried.
+     */
+    private void messageEnded(Qp qp, long bytes, boolean writeImm) {
+        QpResponder r = qp.resp;
+        r.recvByteCount = (int) bytes;
+        r.recvHasImm = writeImm || reader.hasImmediate();
+        r.recvWriteImm = writeImm;
+        r.recvImmediate = r.recvHasImm ? reader.immediate() : 0;
+        r.recvSolicited = reader.solicited();
+        r.move(Message.RECEIVING, Message.COMPLETING);
+        rq.consumed(qp);
+        maybeRecvCqe(qp);
     }
 
     /**
