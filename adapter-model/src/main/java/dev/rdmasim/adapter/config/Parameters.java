@@ -161,6 +161,17 @@ public final class Parameters {
     public static final Parameter<Double> LINK_CORRUPT_PROBABILITY = add(dbl("link.corruptProbability", "0")
             .range("0", "1").doc("Probability a frame arrives with a bad ICRC/FCS and is discarded")
             .src(MODEL + ": lossless by default"));
+    public static final Parameter<String> LINK_FEC = add(choice("link.fec", "none").oneOf("none", "rs528", "rs544", "rs272")
+            .doc("Forward error correction on the line: a frame is decoded only once the codeword holding its last bit"
+                    + " has arrived (rs528/rs544: 5120 MAC bits per codeword, 51.2 ns at 100 Gb/s; rs272: half)")
+            .src("IEEE 802.3 clauses 91, 119, 161 (RS(528,514), RS(544,514), RS(272,257)); " + MODEL
+                    + ": none until the profiles are calibrated on measured latency"));
+    public static final Parameter<Long> LINK_PHY_TX_LATENCY = add(time("link.phyTxLatency", "0ps").range("0ps", "10us")
+            .doc("Transmit PHY pipeline: MAC, PCS, FEC encoder and SerDes, from the MAC to the line (latency only)")
+            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
+    public static final Parameter<Long> LINK_PHY_RX_LATENCY = add(time("link.phyRxLatency", "0ps").range("0ps", "10us")
+            .doc("Receive PHY pipeline: SerDes, PCS, FEC decoder and MAC, from a complete codeword to the MAC (latency only)")
+            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
     public static final Parameter<Long> LINK_RX_BUFFER_FRAMES = add(integer("link.rxBufferFrames", "256")
             .range("1", "65535").doc("Frame buffers per port: frames queued, on the wire or held by the receiver; when all are in use the sender waits (lossless, PFC-like)").src(MODEL));
 

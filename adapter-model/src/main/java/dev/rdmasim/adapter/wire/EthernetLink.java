@@ -9,19 +9,83 @@ import java.util.Objects;
  * A full-duplex Ethernet cable between two adapters (endpoints {@code a} and {@code b}, directions
  * {@code aToB} and {@code bToA}), or a loopback that wires one endpoint {@code a} to itself (direction
  * {@code loop}). Frames are pooled {@link Frame} buffers; each direction serializes them at the line
- * rate with preamble, FCS and inter-frame gap counted, adds the propagation delay, can drop or corrupt
+ * rate with preamble, FCS and inter-frame gap counted, adds the physical layer's latency and FEC codeword
+ * wait ({@link Phy}) and the propagation delay, can drop or corrupt
  * them, and stalls losslessly when the receiver refuses (see {@link LinkDirection}). Every frame put on
  * a line is shown to the {@link FrameTap}s, e.g. a {@link PcapWriter}.
  */
 public final class EthernetLink extends Module {
 
     /**
+     * Forward error correction of the physical layer: the PCS sends a continuous stream of codewords, each carrying
+     * {@code dataBits} bits of the MAC's stream, and the receiver can decode a codeword only once it has all of it. A
+     * frame is therefore usable at the far end only when the codeword holding its last bit has arrived whole. RS(528,514)
+     * ("KR4", 100GBASE-CR4/KR4/SR4, 25GBASE-R) and RS(544,514) ("KP4", 50/200/400G lanes) carry twenty 257-bit
+     * transcoded blocks, 5120 MAC bits (51.2 ns at 100 Gb/s); the low-latency RS(272,257) carries half that. 40 and
+     * 56 GbE run without RS-FEC.
+     */
+    public enum Fec {
+        NONE(0), RS528(5120), RS544(5120), RS272(2560);
+
+        private final int dataBits;
+
+        Fec(int dataBits) {
+            this.dataBits = dataBits;
+        }
+
+        /** MAC bits one codeword carries; 0 without FEC. */
+        public int dataBits() {
+            return dataBits;
+        }
+
+        /** The profile's name for it ({@code none}, {@code rs528}, ...). */
+        public String key() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        public static Fec of(String key) {
+            for (Fec f : values()) {
+                if (f.key().equals(key)) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException("unknown FEC mode '" + key + "' (none, rs528, rs544, rs272)");
+        }
+    }
+
+    /**
+     * The port's physical layer in each direction, as a pipeline: it adds latency and never limits the rate.
+     *
+     * @param fec the FEC mode, whose codeword must arrive whole before the frame's last bytes can be decoded
+     * @param txLatencyPs MAC, PCS, FEC encoder and SerDes from the transmitter's MAC to the line
+     * @param rxLatencyPs SerDes, PCS, FEC decoder and MAC from the line to the receiver (after the codeword is in)
+     */
+    public record Phy(Fec fec, long txLatencyPs, long rxLatencyPs) {
+        /** No physical-layer latency and no FEC: the frame is usable as its last bit arrives. */
+        public static final Phy NONE = new Phy(Fec.NONE, 0, 0);
+
+        public Phy {
+            Objects.requireNonNull(fec, "fec");
+            if (txLatencyPs < 0 || rxLatencyPs < 0) {
+                throw new IllegalArgumentException("PHY latencies must be >= 0, got " + txLatencyPs + " and " + rxLatencyPs);
+            }
+        }
+    }
+
+    /**
      * @param rateGbps line rate, 25 to 400 Gb/s
      * @param propagationPs one-way propagation delay (about 5 ns per metre of fibre or copper)
      * @param buffersPerEndpoint frame buffers each endpoint sends from; bounds queued + in flight + unreleased frames
+     * @param phy the physical layer's latency and FEC in each direction
      */
-    public record Config(int rateGbps, long propagationPs, int buffersPerEndpoint) {
+    public record Config(int rateGbps, long propagationPs, int buffersPerEndpoint, Phy phy) {
+        /** A link whose frames are usable as their last bit arrives (no PHY latency, no FEC). */
+        public Config(int rateGbps, long propagationPs, int buffersPerEndpoint) {
+            this(rateGbps, propagationPs, buffersPerEndpoint, Phy.NONE);
+        }
+
         public Config {
+            Objects.requireNonNull(phy, "phy");
             if (rateGbps < 25 || rateGbps > 400) {
                 throw new IllegalArgumentException("rateGbps must be 25..400, got " + rateGbps);
             }
@@ -104,6 +168,10 @@ public final class EthernetLink extends Module {
 
     public long propagationPs() {
         return config.propagationPs();
+    }
+
+    public Phy phy() {
+        return config.phy();
     }
 
     public boolean isLoopback() {

@@ -69,7 +69,7 @@ public final class Frame {
         return txStartPs;
     }
 
-    /** Simulated time the frame reached the far end (end of its line slot plus propagation). */
+    /** Simulated time the frame reached the far end's MAC (end of its line slot, FEC codeword wait, PHY and cable). */
     public long arrivalPs() {
         return arrivalPs;
     }

@@ -14,8 +14,11 @@ import java.util.SplittableRandom;
  * One direction of an {@link EthernetLink}: a transmit queue, a serial line and the frames in flight.
  *
  * <p>Timing. A frame of n bytes (no FCS) occupies the line for {@link RoceLayout#wireBytes(int)}
- * byte times (preamble/SFD 8 + max(n, 60) + FCS 4 + inter-frame gap 12) and reaches the far end when
- * its slot ends plus the propagation delay. It starts at the latest of the instant it is ready (see
+ * byte times (preamble/SFD 8 + max(n, 60) + FCS 4 + inter-frame gap 12) and reaches the far end's MAC when
+ * its slot ends, rounded up to the end of the FEC codeword that carries its last bit (codewords follow each other
+ * from time zero, {@link EthernetLink.Fec}), plus the transmit PHY latency, the propagation delay and the receive
+ * PHY latency ({@link EthernetLink.Phy}): a pipeline that delays every frame alike and never limits the rate.
+ * It starts at the latest of the instant it is ready (see
  * {@link LinkEndpoint#send(Frame, long)}), the end of the previous slot and the end of the last stall.
  * Back-to-back frames share an epoch: each slot end is
  * {@code epoch + floor(bytesSinceEpoch * 8000 / rateGbps)} ps, so rounding never accumulates however
@@ -53,7 +56,10 @@ public final class LinkDirection extends Module {
     private final int rate;
     /** Picoseconds per byte when whole (8000 / rate, e.g. 80 at 100 Gb/s): every slot then ends exactly, no division needed. */
     private final long psPerByte;
-    private final long propagation;
+    /** Transmit PHY + propagation + receive PHY: the fixed part from the codeword's end to the far MAC. */
+    private final long flight;
+    /** FEC codeword period in ps (0 without FEC): a frame waits for the end of the codeword holding its last bit. */
+    private final long codewordPs;
     // Frames sent and not yet on the line, in ready-time order (ties in send order); the first
     // readyCount of them are ready: that count is the txQueue level.
     private final Frame[] txQueue;
@@ -108,7 +114,9 @@ public final class LinkDirection extends Module {
         this.to = to;
         this.rate = link.rateGbps();
         this.psPerByte = 8000 % rate == 0 ? 8000 / rate : 0;
-        this.propagation = link.propagationPs();
+        EthernetLink.Phy phy = link.phy();
+        this.flight = phy.txLatencyPs() + link.propagationPs() + phy.rxLatencyPs();
+        this.codewordPs = (long) phy.fec().dataBits() * 1000 / rate;
         this.txQueue = new Frame[from.bufferCount()];
         this.inFlight = new Frame[from.bufferCount()];
         this.faults = random();
@@ -247,7 +255,13 @@ public final class LinkDirection extends Module {
         } else {
             end = epochPs + Math.multiplyExact(epochBytes + onWire, 8000L) / rate;
         }
-        return end + propagation;
+        return arrivalAfter(end);
+    }
+
+    /** When a frame whose line slot ends at {@code end} is usable at the far MAC. */
+    private long arrivalAfter(long end) {
+        long decodable = codewordPs == 0 ? end : (end + codewordPs - 1) / codewordPs * codewordPs;
+        return decodable + flight;
     }
 
     /**
@@ -314,7 +328,7 @@ public final class LinkDirection extends Module {
         epochBytes += onWire;
         long end = psPerByte != 0 ? start + onWire * psPerByte : epochPs + Math.multiplyExact(epochBytes, 8000L) / rate;
         f.txStartPs = start;
-        f.arrivalPs = end + propagation;
+        f.arrivalPs = arrivalAfter(end);
         f.sequence = nextSequence++;
         drawFault(f);
         lineFreeAt = end;
