@@ -51,6 +51,11 @@ public final class Parameters {
             .range("0ps", "100us")
             .doc("Root complex and memory time from a read request's arrival to its first completion leaving")
             .src(PCIE_BENCH + ": 64 B DMA read ~550-600 ns round trip, minus 2 x pcie.linkLatency and TLP time"));
+    public static final Parameter<Long> PCIE_HOST_WRITE_LATENCY = add(time("pcie.hostWriteLatency", "0ps").range("0ps", "10us")
+            .doc("Time the root complex and memory take to commit a device's posted write before the CPU can see it"
+                    + " (in arrival order, so a CQE is never seen before its data)")
+            .src(MODEL + ": 0 until the profiles are calibrated on measured latency (Intel's TCC guide puts"
+                    + " PCIe-to-memory writes at about half a DMA read, 250-300 ns)"));
     public static final Parameter<Long> PCIE_LINK_LATENCY = add(time("pcie.linkLatency", "60ns").range("0ps", "10us")
             .doc("One-way PCIe link and PHY latency, added to every TLP after serialization")
             .src(MODEL + ": with hostReadLatency gives the pcie-bench 64 B read latency"));

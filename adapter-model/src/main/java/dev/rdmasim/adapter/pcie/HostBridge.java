@@ -14,8 +14,13 @@ import java.util.Objects;
  * arrival order (or turns writes into the MSI-X window into interrupts), answers device reads after the host read
  * latency with completions cut at MPS or RCB boundaries, and sends host MMIO writes downstream.
  *
+ * <p>A device write is committed to memory (and seen by the CPU, the write observer and a DMA's {@code writeApplied})
+ * the host write latency after it arrives; writes, MSI-X messages included, commit in arrival order, so a CQE is
+ * never visible before the data written ahead of it, nor an interrupt before the CQE.
+ *
  * <p>Host memory is sampled when a read request reaches the root complex: it sees every write that arrived before
- * it, and none that arrives while it waits out the host read latency. Its completions are queued downstream at once,
+ * it (a read pushes the writes ahead of it in the root complex, so those still committing are committed first), and
+ * none that arrives while it waits out the host read latency. Its completions are queued downstream at once,
  * ready when that latency has passed; the downstream queue is served in ready order, so a completion never passes
  * an MMIO write queued before it was ready.
  */
@@ -48,6 +53,14 @@ public final class HostBridge extends Module {
     private final int completionOverhead;
     private final int requestOverhead;
     private final long readLatencyPs;
+    private final long writeLatencyPs;
+    // Device writes arrived and not yet committed, oldest first (all wait the same time, so arrival order is due
+    // order); a ring that grows, as the TLP pool does, while the link warms up.
+    private Tlp[] committing = new Tlp[16];
+    private long[] commitDuePs = new long[16];
+    private int cHead;
+    private int cCount;
+    private final Event commit;
 
     // Read requests inside the host read latency, in arrival order (all wait the same time): when their
     // completions are ready and how many there are. Their completions are already queued downstream; this only
@@ -86,6 +99,8 @@ public final class HostBridge extends Module {
         this.completionOverhead = cfg.completionOverheadBytes();
         this.requestOverhead = cfg.requestOverheadBytes();
         this.readLatencyPs = cfg.hostReadLatencyPs();
+        this.writeLatencyPs = cfg.hostWriteLatencyPs();
+        this.commit = sim().event(fullName() + ".commit", this::onCommit);
         // The device never has more reads outstanding than tags.
         this.readDuePs = new long[cfg.readTags()];
         this.readCompletions = new int[cfg.readTags()];
@@ -161,12 +176,70 @@ public final class HostBridge extends Module {
     private void receive(Tlp t) {
         // Comparisons rather than an enum switch, which costs a lookup table per TLP.
         if (t.kind == TlpKind.MWR) {
-            applyWrite(t);
+            if (writeLatencyPs == 0) {
+                applyWrite(t);
+            } else {
+                queueCommit(t);
+            }
         } else if (t.kind == TlpKind.MRD) {
+            commitAll(); // the read is ordered behind the writes that reached the root complex before it
             serveRead(t);
         } else {
             throw new InvariantViolation(fullName() + ": the host never reads from the device, yet got " + t);
         }
+    }
+
+    private void queueCommit(Tlp t) {
+        if (cCount == committing.length) {
+            Tlp[] tl = new Tlp[cCount * 2];
+            long[] due = new long[cCount * 2];
+            for (int i = 0; i < cCount; i++) {
+                int k = (cHead + i) % committing.length;
+                tl[i] = committing[k];
+                due[i] = commitDuePs[k];
+            }
+            committing = tl;
+            commitDuePs = due;
+            cHead = 0;
+        }
+        int k = (cHead + cCount) % committing.length;
+        committing[k] = t;
+        commitDuePs[k] = now() + writeLatencyPs;
+        cCount++;
+        if (!commit.scheduled()) {
+            commit.schedule(commitDuePs[cHead]);
+        }
+    }
+
+    /** Commits the writes that are due (or, with {@code all}, every one still committing), in arrival order. */
+    private void commitDue(boolean all) {
+        long now = now();
+        while (cCount > 0 && (all || commitDuePs[cHead] <= now)) {
+            Tlp t = committing[cHead];
+            committing[cHead] = null;
+            cHead = cHead + 1 == committing.length ? 0 : cHead + 1;
+            cCount--;
+            applyWrite(t);
+        }
+    }
+
+    private void commitAll() {
+        if (cCount > 0) {
+            commitDue(true);
+            commit.cancel();
+        }
+    }
+
+    private void onCommit() {
+        commitDue(false);
+        if (cCount > 0) {
+            commit.schedule(commitDuePs[cHead]);
+        }
+    }
+
+    /** Device writes arrived and not yet committed to host memory. */
+    public int writesCommitting() {
+        return cCount;
     }
 
     private void applyWrite(Tlp t) {
