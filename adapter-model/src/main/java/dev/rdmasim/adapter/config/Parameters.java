@@ -56,6 +56,11 @@ public final class Parameters {
                     + " (in arrival order, so a CQE is never seen before its data)")
             .src(MODEL + ": 0 until the profiles are calibrated on measured latency (Intel's TCC guide puts"
                     + " PCIe-to-memory writes at about half a DMA read, 250-300 ns)"));
+    public static final Parameter<Long> PCIE_MMIO_LATENCY = add(time("pcie.mmioLatency", "0ps").range("0ps", "10us")
+            .doc("Time a CPU MMIO store (doorbell, BlueFlame chunk) takes through the uncore to the root port before"
+                    + " its TLP can leave (in order; the CPU's own store and write-combining flush are host.*)")
+            .src(MODEL + ": 0 until the profiles are calibrated on measured latency (50-300 ns between consecutive"
+                    + " MMIO write TLPs are reported)"));
     public static final Parameter<Long> PCIE_LINK_LATENCY = add(time("pcie.linkLatency", "60ns").range("0ps", "10us")
             .doc("One-way PCIe link and PHY latency, added to every TLP after serialization")
             .src(MODEL + ": with hostReadLatency gives the pcie-bench 64 B read latency"));

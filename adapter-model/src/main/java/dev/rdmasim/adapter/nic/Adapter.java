@@ -93,7 +93,8 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
         PcieConfig pc = new PcieConfig(profile.getInt(PCIE_GEN), profile.getInt(PCIE_LANES), profile.getInt(PCIE_MPS),
                 profile.getInt(PCIE_MRRS), profile.getInt(PCIE_RCB), profile.getBoolean(PCIE_RCB_CHUNKS),
                 profile.getBoolean(PCIE_ADDR64), profile.getBoolean(PCIE_ECRC), profile.getInt(PCIE_READ_TAGS),
-                profile.getLong(PCIE_HOST_READ_LATENCY), profile.getLong(PCIE_HOST_WRITE_LATENCY), profile.getLong(PCIE_LINK_LATENCY),
+                profile.getLong(PCIE_HOST_READ_LATENCY), profile.getLong(PCIE_HOST_WRITE_LATENCY),
+                profile.getLong(PCIE_MMIO_LATENCY), profile.getLong(PCIE_LINK_LATENCY),
                 profile.getInt(PCIE_ACK_LIMIT), profile.getInt(PCIE_FC_UPDATE_LIMIT), 16, 32,
                 profile.getLong(PCIE_MSIX_ADDRESS), 0x1000);
         pcie = new PcieLink(this, "pcie", pc, memory);

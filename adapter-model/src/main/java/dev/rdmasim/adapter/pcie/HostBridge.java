@@ -12,7 +12,8 @@ import java.util.Objects;
 /**
  * The root complex (host bridge) at the host end of the link. Applies device memory writes to {@link HostMemory} in
  * arrival order (or turns writes into the MSI-X window into interrupts), answers device reads after the host read
- * latency with completions cut at MPS or RCB boundaries, and sends host MMIO writes downstream.
+ * latency with completions cut at MPS or RCB boundaries, and sends host MMIO writes downstream once they have come
+ * through the uncore ({@code mmioLatencyPs}).
  *
  * <p>A device write is committed to memory (and seen by the CPU, the write observer and a DMA's {@code writeApplied})
  * the host write latency after it arrives; writes, MSI-X messages included, commit in arrival order, so a CQE is
@@ -54,6 +55,7 @@ public final class HostBridge extends Module {
     private final int requestOverhead;
     private final long readLatencyPs;
     private final long writeLatencyPs;
+    private final long mmioLatencyPs;
     // Device writes arrived and not yet committed, oldest first (all wait the same time, so arrival order is due
     // order); a ring that grows, as the TLP pool does, while the link warms up.
     private Tlp[] committing = new Tlp[16];
@@ -100,6 +102,7 @@ public final class HostBridge extends Module {
         this.requestOverhead = cfg.requestOverheadBytes();
         this.readLatencyPs = cfg.hostReadLatencyPs();
         this.writeLatencyPs = cfg.hostWriteLatencyPs();
+        this.mmioLatencyPs = cfg.mmioLatencyPs();
         this.commit = sim().event(fullName() + ".commit", this::onCommit);
         // The device never has more reads outstanding than tags.
         this.readDuePs = new long[cfg.readTags()];
@@ -169,7 +172,8 @@ public final class HostBridge extends Module {
         System.arraycopy(src, off, t.payload, 0, len);
         mmioWrites.inc();
         mmioBytes.add(len);
-        down.enqueue(t);
+        // The store reaches the root port after the uncore path; every store takes the same time, so order is kept.
+        down.enqueue(t, now() + mmioLatencyPs);
         return true;
     }
 

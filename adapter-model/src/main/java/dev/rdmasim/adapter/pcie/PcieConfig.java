@@ -15,6 +15,7 @@ package dev.rdmasim.adapter.pcie;
  * @param hostReadLatencyPs time the root complex and memory take from a read request's arrival to its data
  * @param hostWriteLatencyPs time the root complex and memory take to commit a posted write after it arrives, before
  *                          the CPU can see it (writes commit in arrival order; a device read pushes earlier writes)
+ * @param mmioLatencyPs     time a CPU MMIO store takes through the uncore to the root port before its TLP can leave
  * @param linkLatencyPs     one-way PHY + data-link pipeline latency, added after a TLP's last byte is serialized
  * @param ackLimit          TLP-stream bytes between Ack DLLPs; 0 = the spec's recommended value for gen/lanes/MPS
  * @param fcUpdateLimit     bytes between flow-control update DLLPs; 0 = the spec's recommended value
@@ -24,7 +25,8 @@ package dev.rdmasim.adapter.pcie;
  * @param msixSize          size of the MSI-X window in bytes; 0 = no interrupt window
  */
 public record PcieConfig(int gen, int lanes, int mps, int mrrs, int rcb, boolean rcbChunks, boolean addr64,
-                         boolean ecrc, int readTags, long hostReadLatencyPs, long hostWriteLatencyPs, long linkLatencyPs,
+                         boolean ecrc, int readTags, long hostReadLatencyPs, long hostWriteLatencyPs, long mmioLatencyPs,
+                         long linkLatencyPs,
                          int ackLimit,
                          int fcUpdateLimit, int deviceTxDepth, int mmioQueueDepth, long msixBase, long msixSize) {
 
@@ -77,6 +79,9 @@ public record PcieConfig(int gen, int lanes, int mps, int mrrs, int rcb, boolean
         if (hostWriteLatencyPs < 0) {
             throw new IllegalArgumentException("pcie.hostWriteLatencyPs must be >= 0, got " + hostWriteLatencyPs);
         }
+        if (mmioLatencyPs < 0) {
+            throw new IllegalArgumentException("pcie.mmioLatencyPs must be >= 0, got " + mmioLatencyPs);
+        }
         if (linkLatencyPs < 0) {
             throw new IllegalArgumentException("pcie.linkLatencyPs must be >= 0, got " + linkLatencyPs);
         }
@@ -122,64 +127,70 @@ public record PcieConfig(int gen, int lanes, int mps, int mrrs, int rcb, boolean
      * at 0xFEE00000 (x86 interrupt range).
      */
     public static PcieConfig defaults() {
-        return new PcieConfig(3, 8, 256, 512, 64, false, true, false, 256, 400_000, 0, 80_000, 0, 0, 8, 16,
+        return new PcieConfig(3, 8, 256, 512, 64, false, true, false, 256, 400_000, 0, 0, 80_000, 0, 0, 8, 16,
                 0xFEE0_0000L, 0x10_0000L);
     }
 
     public PcieConfig withLink(int newGen, int newLanes) {
         return new PcieConfig(newGen, newLanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, readTags, hostReadLatencyPs,
-                hostWriteLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
+                hostWriteLatencyPs, mmioLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
     }
 
     public PcieConfig withMps(int newMps) {
         return new PcieConfig(gen, lanes, newMps, mrrs, rcb, rcbChunks, addr64, ecrc, readTags, hostReadLatencyPs,
-                hostWriteLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
+                hostWriteLatencyPs, mmioLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
     }
 
     public PcieConfig withMrrs(int newMrrs) {
         return new PcieConfig(gen, lanes, mps, newMrrs, rcb, rcbChunks, addr64, ecrc, readTags, hostReadLatencyPs,
-                hostWriteLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
+                hostWriteLatencyPs, mmioLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
     }
 
     public PcieConfig withRcb(int newRcb, boolean newRcbChunks) {
         return new PcieConfig(gen, lanes, mps, mrrs, newRcb, newRcbChunks, addr64, ecrc, readTags, hostReadLatencyPs,
-                hostWriteLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
+                hostWriteLatencyPs, mmioLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
     }
 
     public PcieConfig withHeaders(boolean newAddr64, boolean newEcrc) {
         return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, newAddr64, newEcrc, readTags, hostReadLatencyPs,
-                hostWriteLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
+                hostWriteLatencyPs, mmioLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
     }
 
     public PcieConfig withReadTags(int newReadTags) {
-        return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, newReadTags, hostReadLatencyPs, hostWriteLatencyPs,
+        return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, newReadTags, hostReadLatencyPs, hostWriteLatencyPs, mmioLatencyPs,
                 linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
     }
 
     public PcieConfig withHostWriteLatency(long newHostWriteLatencyPs) {
         return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, readTags, hostReadLatencyPs,
-                newHostWriteLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase,
+                newHostWriteLatencyPs, mmioLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase,
                 msixSize);
     }
 
+    public PcieConfig withMmioLatency(long newMmioLatencyPs) {
+        return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, readTags, hostReadLatencyPs,
+                hostWriteLatencyPs, newMmioLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth,
+                msixBase, msixSize);
+    }
+
     public PcieConfig withLatencies(long newHostReadLatencyPs, long newLinkLatencyPs) {
-        return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, readTags, newHostReadLatencyPs, hostWriteLatencyPs,
+        return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, readTags, newHostReadLatencyPs, hostWriteLatencyPs, mmioLatencyPs,
                 newLinkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
     }
 
     public PcieConfig withDllpLimits(int newAckLimit, int newFcUpdateLimit) {
         return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, readTags, hostReadLatencyPs,
-                hostWriteLatencyPs, linkLatencyPs, newAckLimit, newFcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
+                hostWriteLatencyPs, mmioLatencyPs, linkLatencyPs, newAckLimit, newFcUpdateLimit, deviceTxDepth, mmioQueueDepth, msixBase, msixSize);
     }
 
     public PcieConfig withQueues(int newDeviceTxDepth, int newMmioQueueDepth) {
         return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, readTags, hostReadLatencyPs,
-                hostWriteLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, newDeviceTxDepth, newMmioQueueDepth, msixBase, msixSize);
+                hostWriteLatencyPs, mmioLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, newDeviceTxDepth, newMmioQueueDepth, msixBase, msixSize);
     }
 
     public PcieConfig withMsix(long newMsixBase, long newMsixSize) {
         return new PcieConfig(gen, lanes, mps, mrrs, rcb, rcbChunks, addr64, ecrc, readTags, hostReadLatencyPs,
-                hostWriteLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, newMsixBase, newMsixSize);
+                hostWriteLatencyPs, mmioLatencyPs, linkLatencyPs, ackLimit, fcUpdateLimit, deviceTxDepth, mmioQueueDepth, newMsixBase, newMsixSize);
     }
 
     /** The Ack limit in effect: {@link #ackLimit} or the spec's recommendation. */

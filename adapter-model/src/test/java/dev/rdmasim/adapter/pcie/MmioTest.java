@@ -90,6 +90,53 @@ class MmioTest {
         }
     }
 
+    /**
+     * The uncore path: every store reaches the root port mmioLatency later, so each arrives exactly that much later
+     * than without it, in the same order with the same bytes, and the link's rate is unchanged.
+     */
+    @Test
+    void theUncorePathDelaysEveryStoreAlikeAndKeepsTheirOrder() {
+        SplittableRandom rnd = new SplittableRandom(4);
+        List<long[]> plan = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            plan.add(rnd.nextBoolean() ? new long[] {DOORBELL, 8, i} : new long[] {WC + 64 * (i % 4), 64, i});
+        }
+        long uncore = 150_000;
+        // Stores in the uncore hold their posted-queue slot: a deep queue keeps the link's rate (a shallow one is
+        // bounded by depth / latency, Little's law, as the test below shows).
+        PcieConfig deep = PcieConfig.defaults().withQueues(8, 64);
+        List<Arrival> bare = run(deep, plan);
+        List<Arrival> slow = run(deep.withMmioLatency(uncore), plan);
+        assertThat(slow).hasSize(bare.size());
+        assertThat(slow.get(0).timePs).isEqualTo(bare.get(0).timePs + uncore);
+        for (int i = 0; i < slow.size(); i++) {
+            assertThat(slow.get(i).offset).isEqualTo(bare.get(i).offset);
+            assertThat(slow.get(i).bytes).isEqualTo(bare.get(i).bytes);
+            if (i > 0) {
+                assertThat(slow.get(i).timePs).as("in order").isGreaterThan(slow.get(i - 1).timePs);
+            }
+        }
+        // A long run of stores: the same rate once the pipeline is full.
+        long bareSpan = bare.get(199).timePs - bare.get(50).timePs;
+        long slowSpan = slow.get(199).timePs - slow.get(50).timePs;
+        assertThat((double) slowSpan).isCloseTo(bareSpan, within(bareSpan * 0.02));
+    }
+
+    /** With a shallow posted queue the uncore latency bounds the store rate: at most depth stores per latency. */
+    @Test
+    void aShallowPostedQueueBoundsTheStoreRateByItsDepthOverTheLatency() {
+        List<long[]> plan = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            plan.add(new long[] {DOORBELL, 8, i});
+        }
+        long uncore = 400_000;
+        int depth = 4;
+        List<Arrival> got = run(PcieConfig.defaults().withQueues(8, depth).withMmioLatency(uncore), plan);
+        double perStore = (got.get(399).timePs - got.get(100).timePs) / 299.0;
+        // A slot is held from the store until its TLP starts: depth stores per latency, the link being faster.
+        assertThat(perStore).as("ps per store").isCloseTo((double) uncore / depth, within(uncore / depth * 0.02));
+    }
+
     @Test
     void chunkRateIsBoundByTheDownstreamLink() {
         List<long[]> plan = new ArrayList<>();
