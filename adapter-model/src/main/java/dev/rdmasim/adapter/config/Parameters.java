@@ -136,6 +136,22 @@ public final class Parameters {
             .range("1", "100000").doc("nic.clock cycles the receive engine spends per packet").src(MODEL));
     public static final Parameter<Long> NIC_CQE_CYCLES = add(integer("nic.cqeCycles", "4").range("1", "100000")
             .doc("nic.clock cycles to build one CQE").src(MODEL));
+    // Pipeline depths: latency through a block beyond its initiation interval (the *Cycles above), which a
+    // pipelined block pays per item without taking fewer items per cycle.
+    public static final Parameter<Long> NIC_WQE_PIPELINE_CYCLES = add(integer("nic.wqePipelineCycles", "0")
+            .range("0", "100000").doc("Pipeline depth of WQE processing (QP-context lookup, WQE decode) beyond"
+                    + " nic.wqeParseCycles: latency only")
+            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
+    public static final Parameter<Long> NIC_TX_PIPELINE_CYCLES = add(integer("nic.txPipelineCycles", "0")
+            .range("0", "100000").doc("Pipeline depth of packet build (headers, ICRC) beyond nic.txPacketCycles:"
+                    + " latency only").src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
+    public static final Parameter<Long> NIC_RX_PIPELINE_CYCLES = add(integer("nic.rxPipelineCycles", "0")
+            .range("0", "100000").doc("Pipeline depth of receive parse, steering and responder beyond"
+                    + " nic.rxPacketCycles: latency only")
+            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
+    public static final Parameter<Long> NIC_CQE_PIPELINE_CYCLES = add(integer("nic.cqePipelineCycles", "0")
+            .range("0", "100000").doc("Pipeline depth of CQE build beyond nic.cqeCycles: latency only")
+            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
     public static final Parameter<Long> NIC_DMA_WRITE_QUEUE = add(integer("nic.dmaWriteQueue", "64")
             .range("1", "65536").doc("DMA write requests queued in front of the PCIe transmitter")
             .src(MODEL + ": SimBricks runners allow 64 outstanding DMAs"));

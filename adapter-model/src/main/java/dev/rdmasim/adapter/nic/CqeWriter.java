@@ -66,6 +66,8 @@ final class CqeWriter extends Module implements DmaCallback {
     private int count;
     private final Busy busy;
     private final int cqeCycles;
+    /** Latency through the CQE pipeline beyond the CQE's booking. */
+    private final long pipelinePs;
     private final DmaPort port;
     private final DmaPort eventPort;
     /** Both writes of an event leaving may let a waiting CQE go. */
@@ -89,10 +91,15 @@ final class CqeWriter extends Module implements DmaCallback {
     private final Signal queuedSignal;
 
     /** What the block is built with, taken from the profile once. */
-    record Params(int depth, int cqeCycles, int cqcEntries, int cqcWays, SetAssocCache.Policy policy) {
+    record Params(int depth, int cqeCycles, int cqcEntries, int cqcWays, SetAssocCache.Policy policy, int pipelineCycles) {
+        /** Without pipeline depth: a CQE's writes are ready when its build cycles end. */
+        Params(int depth, int cqeCycles, int cqcEntries, int cqcWays, SetAssocCache.Policy policy) {
+            this(depth, cqeCycles, cqcEntries, cqcWays, policy, 0);
+        }
+
         static Params of(Profile p) {
             return new Params(64, p.getInt(NIC_CQE_CYCLES), p.getInt(NIC_CQC_CACHE_ENTRIES), p.getInt(NIC_CQC_CACHE_WAYS),
-                    SetAssocCache.Policy.of(p.getString(NIC_CACHE_REPLACEMENT)));
+                    SetAssocCache.Policy.of(p.getString(NIC_CACHE_REPLACEMENT)), p.getInt(NIC_CQE_PIPELINE_CYCLES));
         }
     }
 
@@ -109,6 +116,7 @@ final class CqeWriter extends Module implements DmaCallback {
         this.port = port;
         this.eventPort = eventPort;
         this.cqeCycles = cqeCycles;
+        this.pipelinePs = clock.cyclesToPs(params.pipelineCycles());
         jobs = new Job[depth];
         for (int i = 0; i < depth; i++) {
             jobs[i] = new Job();
@@ -206,7 +214,8 @@ final class CqeWriter extends Module implements DmaCallback {
                 if (busy.deferWhileBusy(work.at(), resume)) {
                     break;
                 }
-                step(busy.book(cqeCycles, work.at()));
+                // What the CQE issues (context or doorbell-record read, the CQE write) leaves after the pipeline.
+                step(busy.book(cqeCycles, work.at()) + pipelinePs);
             }
         } finally {
             pumping = false;

@@ -23,9 +23,14 @@ import dev.rdmasim.kernel.stats.Counter;
 final class Receiver extends Module implements PayloadWriter.Written, Responder.Intake {
 
     /** What the block is built with, taken from the profile once. */
-    record Params(int packetCycles) {
+    record Params(int packetCycles, int pipelineCycles) {
+        /** Without pipeline depth: a frame's effects happen when its packet cycles end. */
+        Params(int packetCycles) {
+            this(packetCycles, 0);
+        }
+
         static Params of(dev.rdmasim.adapter.config.Profile p) {
-            return new Params(p.getInt(NIC_RX_PACKET_CYCLES));
+            return new Params(p.getInt(NIC_RX_PACKET_CYCLES), p.getInt(NIC_RX_PIPELINE_CYCLES));
         }
     }
 
@@ -42,6 +47,8 @@ final class Receiver extends Module implements PayloadWriter.Written, Responder.
     /** When the pipeline's cycles for the current frame end. */
     private long currentReadyPs;
     private final int packetCycles;
+    /** Latency through the receive pipeline beyond the frame's booking: its effects happen that much later. */
+    private final long pipelinePs;
     private LinkEndpoint port;
     private Frame current;
     private boolean waiting;
@@ -61,6 +68,7 @@ final class Receiver extends Module implements PayloadWriter.Written, Responder.
         stepEvent = sim().event(fullName() + ".step", this::step);
         retryEvent = sim().event(fullName() + ".retry", this::onRetry);
         packetCycles = params.packetCycles();
+        pipelinePs = nicClock.cyclesToPs(params.pipelineCycles());
         payload.connect(this, this::resume);
         frames = stats().counter("frames", "frames", "frames received");
         dropped = stats().counter("dropped", "frames", "frames dropped (bad checks, unknown QP, QP in error, silent PSN drops)");
@@ -99,7 +107,7 @@ final class Receiver extends Module implements PayloadWriter.Written, Responder.
         }
         current = f;
         frames.inc();
-        currentReadyPs = busy.book(packetCycles);
+        currentReadyPs = busy.book(packetCycles) + pipelinePs;
         work.ahead(currentReadyPs);
         try {
             step();

@@ -79,10 +79,15 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer 
     }
 
     /** What the block is built with, taken from the profile once. */
-    record Params(int slots, int pieces, int packetCycles, int mtu) {
+    record Params(int slots, int pieces, int packetCycles, int mtu, int pipelineCycles) {
+        /** Without pipeline depth: a frame goes to the MAC when its packet cycles end. */
+        Params(int slots, int pieces, int packetCycles, int mtu) {
+            this(slots, pieces, packetCycles, mtu, 0);
+        }
+
         static Params of(dev.rdmasim.adapter.config.Profile p) {
             return new Params(p.getInt(NIC_TX_SLOTS), Math.max(4, p.getInt(NDK_MAX_INITIATOR_REQUEST_SGE) + 2),
-                    p.getInt(NIC_TX_PACKET_CYCLES), p.getInt(LINK_MTU));
+                    p.getInt(NIC_TX_PACKET_CYCLES), p.getInt(LINK_MTU), p.getInt(NIC_TX_PIPELINE_CYCLES));
         }
     }
 
@@ -141,6 +146,8 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer 
     private final Event emitResume;
     private final dev.rdmasim.kernel.wave.Signal busySignal;
     private final int packetCycles;
+    /** Latency through the packet-build pipeline beyond the packet's booking. */
+    private final long pipelinePs;
     /** RDMA READs a QP may have outstanding as requester (ORD); 0 = the QP may not issue READs. */
     /** Retries a QP gets back after every acknowledgement that makes progress. */
     private LinkEndpoint port;
@@ -181,6 +188,7 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer 
         releaseEvent = sim().event(fullName() + ".release", this::onRelease);
         emitResume = sim().event(fullName() + ".emit", this::emitReady);
         packetCycles = params.packetCycles();
+        pipelinePs = nicClock.cyclesToPs(params.pipelineCycles());
         payloadPort.onReady(this::pump);
         writer.macs(0, mac);
         packets = stats().counter("packets", "packets", "frames put on the wire");
@@ -489,7 +497,8 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer 
                 break;
             }
             long t = busy.book(packetCycles, s.readyPs);
-            emit(s, f, t);
+            // The slot is free once its frame is built; the frame reaches the MAC after the rest of the pipeline.
+            emit(s, f, t + pipelinePs);
             freeAt[i] = t;
             held++;
         }

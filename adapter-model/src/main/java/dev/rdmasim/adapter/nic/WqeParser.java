@@ -26,11 +26,17 @@ import dev.rdmasim.kernel.stats.Counter;
  */
 final class WqeParser extends Module implements WqeFetchEngine.Output {
     /** What the block is built with, taken from the profile once. */
-    record Params(int parseCycles, int maxDs, int maxSge, int mtu) {
+    record Params(int parseCycles, int maxDs, int maxSge, int mtu, int pipelineCycles) {
+        /** Without pipeline depth: a WQE is ready when its parse cycles end. */
+        Params(int parseCycles, int maxDs, int maxSge, int mtu) {
+            this(parseCycles, maxDs, maxSge, mtu, 0);
+        }
+
         static Params of(Profile p) {
             return new Params(p.getInt(NIC_WQE_PARSE_CYCLES),
                     Math.min(ControlSegment.MAX_DS, p.getInt(NIC_MAX_WQE_BYTES) / 16),
-                    Math.max(1, Math.min(63, p.getInt(NDK_MAX_INITIATOR_REQUEST_SGE))), p.getInt(LINK_MTU));
+                    Math.max(1, Math.min(63, p.getInt(NDK_MAX_INITIATOR_REQUEST_SGE))), p.getInt(LINK_MTU),
+                    p.getInt(NIC_WQE_PIPELINE_CYCLES));
         }
     }
 
@@ -89,6 +95,8 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
     private Requests requests;
     private StagingFreed stagingFreed;
     private boolean parsing;
+    /** Latency through the pipeline beyond the parse's booking: a WQE is ready that much later. */
+    private final long pipelinePs;
     private boolean stalledOnInline;
     private final Counter wqesParsed;
     private final Counter badWqes;
@@ -101,6 +109,7 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
         this.qps = qps;
         this.credits = credits;
         busy = new Busy(this, nicClock, signal("busy", 1));
+        pipelinePs = nicClock.cyclesToPs(params.pipelineCycles());
         wqesParsed = stats().counter("wqesParsed", "WQEs", "send WQEs parsed");
         badWqes = stats().counter("badWqes", "WQEs", "WQEs that failed validation");
         inlineStalls = stats().counter("inlineStalls", "events", "times the parser waited for inline buffer space");
@@ -183,7 +192,7 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
                     stalledOnInline = true;
                     return;
                 }
-                long ready = busy.book(params.parseCycles(), clock.at());
+                long ready = busy.book(params.parseCycles(), clock.at()) + pipelinePs;
                 Wr w = requests.claim(qp);
                 w.stamp(Stage.DOORBELL, qp.db.lastDoorbellPs());
                 w.blueFlame = qp.sq.cameByBlueFlame(ps.parsed);

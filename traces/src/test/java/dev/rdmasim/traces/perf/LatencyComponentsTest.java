@@ -16,9 +16,34 @@ class LatencyComponentsTest {
     private static final Profile P = Profile.defaults();
 
     private static double writeLatUs(List<String> overrides) {
+        return latUs(PerfTest.WRITE_LAT, overrides);
+    }
+
+    private static double latUs(PerfTest test, List<String> overrides) {
         Profile p = P.withOverrides(overrides);
-        List<PerfResult> r = Perf.run(PerfOptions.builder(PerfTest.WRITE_LAT, p).size(8).iterations(200).build());
+        List<PerfResult> r = Perf.run(PerfOptions.builder(test, p).size(8).iterations(200).build());
         return ((LatResult) r.get(0)).tTypicalUs();
+    }
+
+    /** One nic.clock cycle in microseconds. */
+    private static double cycleUs() {
+        return 1e6 / P.getLong(dev.rdmasim.adapter.config.Parameters.NIC_CLOCK);
+    }
+
+    /**
+     * The adapter's pipeline depths: the WQE, packet-build and receive pipelines are each crossed once on the
+     * one-way path of a WRITE (requester WQE, requester packet, responder placement); the CQE pipeline is on the
+     * path of a SEND, whose receiver polls its CQ.
+     */
+    @Test
+    void eachAdapterPipelineDepthIsCrossedOnceOneWay() {
+        double base = writeLatUs(List.of());
+        double c = cycleUs();
+        assertThat(writeLatUs(List.of("nic.wqePipelineCycles=50")) - base).isCloseTo(50 * c, within(0.002));
+        assertThat(writeLatUs(List.of("nic.txPipelineCycles=60")) - base).isCloseTo(60 * c, within(0.002));
+        assertThat(writeLatUs(List.of("nic.rxPipelineCycles=70")) - base).isCloseTo(70 * c, within(0.002));
+        double sendBase = latUs(PerfTest.SEND_LAT, List.of());
+        assertThat(latUs(PerfTest.SEND_LAT, List.of("nic.cqePipelineCycles=40")) - sendBase).isCloseTo(40 * c, within(0.002));
     }
 
     @Test
@@ -49,5 +74,17 @@ class LatencyComponentsTest {
         double base = writeLatUs(List.of());
         double mmio = writeLatUs(List.of("pcie.mmioLatency=120ns"));
         assertThat(mmio - base).isCloseTo(0.120, within(0.002));
+    }
+
+    /** Pipeline depth is latency, not occupancy: with enough requests in flight the message rate stays the same. */
+    @Test
+    void pipelineDepthsLeaveTheMessageRateAlone() {
+        List<String> deep = List.of("nic.wqePipelineCycles=100", "nic.txPipelineCycles=100", "nic.rxPipelineCycles=100",
+                "nic.cqePipelineCycles=100");
+        double base = ((BwResult) Perf.run(PerfOptions.builder(PerfTest.WRITE_BW, P).size(64).iterations(20_000).build())
+                .get(0)).msgRateMpps();
+        double piped = ((BwResult) Perf.run(PerfOptions.builder(PerfTest.WRITE_BW, P.withOverrides(deep)).size(64)
+                .iterations(20_000).build()).get(0)).msgRateMpps();
+        assertThat(piped).isCloseTo(base, within(base * 0.03));
     }
 }
