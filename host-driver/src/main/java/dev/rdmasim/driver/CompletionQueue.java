@@ -162,7 +162,8 @@ public final class CompletionQueue {
             cpu.chargeEmptyPoll(pollPs);
             return -1;
         }
-        cpu.charge(pollPs);
+        // The adapter's write of this entry invalidated the line the core had polled: this read misses.
+        cpu.charge(pollPs + driver.pollMissPs);
         return opOwn;
     }
 

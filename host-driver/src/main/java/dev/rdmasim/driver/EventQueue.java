@@ -31,6 +31,7 @@ public final class EventQueue {
         if (!Eqe.isSoftwareOwned(entry, 0, consumerIndex, logSize)) {
             return false;
         }
+        driver.cpu().charge(driver.pollMissPs); // a new entry: its line was invalidated by the adapter's write
         consumerIndex++;
         driver.eqesPolled.inc();
         return true;

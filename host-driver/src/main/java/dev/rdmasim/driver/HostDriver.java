@@ -64,6 +64,8 @@ public final class HostDriver extends Module {
     final long mmioStorePs;
     final long wcFlushPs;
     final long pollPs;
+    /** Extra time of a poll that finds what the adapter just wrote: the line missed in the core's caches. */
+    final long pollMissPs;
     private final EventQueue eq;
     private final IntObjectHashMap<SendQueue> sqs = new IntObjectHashMap<>();
     private final IntObjectHashMap<ReceiveQueue> rqs = new IntObjectHashMap<>();
@@ -112,6 +114,7 @@ public final class HostDriver extends Module {
         mmioStorePs = profile.getLong(HOST_MMIO_STORE_TIME);
         wcFlushPs = profile.getLong(HOST_WC_FLUSH_TIME);
         pollPs = profile.getLong(HOST_POLL_TIME);
+        pollMissPs = profile.getLong(dev.rdmasim.adapter.config.Parameters.HOST_POLL_MISS_TIME);
         bfBytes = profile.getInt(NIC_BLUEFLAME_BYTES);
 
         wqesPosted = stats().counter("wqesPosted", "WQEs", "send WQEs written into send rings");
@@ -162,6 +165,14 @@ public final class HostDriver extends Module {
 
     public HostCpu cpu() {
         return cpu;
+    }
+
+    /**
+     * Charges the CPU the miss of a poll that found new data the adapter wrote ({@code host.pollMissTime}): for
+     * software that polls buffers itself (a latency test watching the last byte of a WRITE).
+     */
+    public void chargePollMiss() {
+        cpu.charge(pollMissPs);
     }
 
     public EventQueue eventQueue() {

@@ -246,6 +246,10 @@ public final class Parameters {
             .src(KALIA + ": ~175 M cache lines/s on Connect-IB"));
     public static final Parameter<Long> HOST_POLL_TIME = add(time("host.pollTime", "20ns").range("0ps", "1ms")
             .doc("CPU time of one CQ poll (read and check one CQE)").src(MODEL));
+    public static final Parameter<Long> HOST_POLL_MISS_TIME = add(time("host.pollMissTime", "0ps").range("0ps", "1ms")
+            .doc("Extra CPU time of a poll that finds new data: the adapter's DMA write invalidated the line in the"
+                    + " core's caches, so the read misses to the last-level cache (DDIO) or memory")
+            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
     public static final Parameter<Long> HOST_CPU_CLOCK = add(frequency("host.cpuClock", "2.5GHz").range("100MHz", "10GHz")
             .doc("Host CPU clock, for reports in cycles").src(MODEL + ": Xeon-class server"));
 

@@ -273,6 +273,11 @@ final class PerfSide {
 
     /** write_lat: whether the last byte of the receive area holds {@code value} (what the spinning thread reads). */
     boolean flagIs(int size, byte value) {
-        return memory.getByte(buffers[0] + size - 1) == value;
+        if (memory.getByte(buffers[0] + size - 1) != value) {
+            return false;
+        }
+        // The peer's WRITE just landed: the polled line was invalidated by the adapter, so this read misses.
+        adapter.driver().chargePollMiss();
+        return true;
     }
 }

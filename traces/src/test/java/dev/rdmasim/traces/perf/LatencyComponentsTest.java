@@ -76,6 +76,18 @@ class LatencyComponentsTest {
         assertThat(mmio - base).isCloseTo(0.120, within(0.002));
     }
 
+    /**
+     * The poll that finds the peer's data misses in the core's caches: one miss per one-way trip, for a WRITE
+     * (the polled buffer) and for a SEND (the polled CQE) alike.
+     */
+    @Test
+    void thePollThatFindsNewDataPaysItsCacheMiss() {
+        double w = writeLatUs(List.of());
+        double s = latUs(PerfTest.SEND_LAT, List.of());
+        assertThat(writeLatUs(List.of("host.pollMissTime=80ns")) - w).isCloseTo(0.080, within(0.002));
+        assertThat(latUs(PerfTest.SEND_LAT, List.of("host.pollMissTime=80ns")) - s).isCloseTo(0.080, within(0.002));
+    }
+
     /** Pipeline depth is latency, not occupancy: with enough requests in flight the message rate stays the same. */
     @Test
     void pipelineDepthsLeaveTheMessageRateAlone() {
