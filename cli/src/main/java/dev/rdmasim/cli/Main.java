@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
         versionProvider = Main.Version.class,
         description = "Cycle-level model of an RDMA network adapter driven by an NDK front end.",
         subcommands = {DemoCommand.class, ReplayCommand.class, ExplainCommand.class, PerfCommand.class, SweepCommand.class,
-            WorkerCommand.class, ProfilesCommand.class,
+            WorkerCommand.class, ProfilesCommand.class, ValidateCommand.class,
             CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec

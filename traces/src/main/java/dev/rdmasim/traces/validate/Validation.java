@@ -1,0 +1,206 @@
+package dev.rdmasim.traces.validate;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.config.Profiles;
+import dev.rdmasim.traces.pcie.PcieBench;
+import dev.rdmasim.traces.perf.BwResult;
+import dev.rdmasim.traces.perf.LatResult;
+import dev.rdmasim.traces.perf.Perf;
+import dev.rdmasim.traces.perf.PerfOptions;
+import dev.rdmasim.traces.perf.PerfResult;
+import dev.rdmasim.traces.perf.PerfTest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The model against published measurements of real adapters: each {@link Measurement} of the shipped table is run
+ * on the profile and settings that describe its hardware, and the model's figure is set beside the hardware's with
+ * the error and whether it is within the row's tolerance.
+ */
+public final class Validation {
+    private static final String TABLE = "measurements.yaml";
+
+    /** The figures a measurement can name. */
+    public enum Figure {
+        /** perftest's t_typical: the median of half the round trip, in microseconds. */
+        LAT_TYPICAL_US("lat_typical_us", "us"),
+        /** perftest's BW average, in Gb/s. */
+        BW_AVG_GBPS("bw_avg_gbps", "Gb/s"),
+        /** Messages per second over the run, in millions. */
+        MSG_RATE_MPPS("msg_rate_mpps", "Mpps"),
+        /** The median latency of an idle DMA read, in nanoseconds (pcie-bench). */
+        PCIE_READ_LAT_NS("pcie_read_lat_ns", "ns");
+
+        private final String key;
+        private final String unit;
+
+        Figure(String key, String unit) {
+            this.key = key;
+            this.unit = unit;
+        }
+
+        public String key() {
+            return key;
+        }
+
+        public String unit() {
+            return unit;
+        }
+
+        static Figure of(String key) {
+            for (Figure f : values()) {
+                if (f.key.equals(key)) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException("unknown figure '" + key + "'");
+        }
+    }
+
+    /**
+     * One published measurement.
+     *
+     * @param id        a short name, unique in the table
+     * @param what      the hardware, the test and its conditions, in words
+     * @param profile   the shipped profile that describes the hardware
+     * @param set       parameter settings on top of it ({@code pcie.lanes=8})
+     * @param test      {@code write_lat}, {@code send_bw}, ... or {@code pcie_read}
+     * @param size      message (or DMA) size in bytes
+     * @param inline    inline threshold in bytes for the perftest run, or -1 for the test's default
+     * @param iterations iterations, or 0 for the test's default
+     * @param figure    which figure the hardware value is
+     * @param hardware  the measured value, in the figure's unit
+     * @param tolerance the error allowed, in percent of the measured value
+     * @param source    where the figure was published
+     */
+    public record Measurement(String id, String what, String profile, List<String> set, String test, int size, int inline,
+                              int iterations, Figure figure, double hardware, double tolerance, String source) {
+        public Measurement {
+            Objects.requireNonNull(id, "id");
+            set = List.copyOf(set);
+            if (hardware <= 0 || tolerance <= 0) {
+                throw new IllegalArgumentException(id + ": hardware value and tolerance must be positive");
+            }
+        }
+    }
+
+    /** A measurement and what the model gives for it. */
+    public record Row(Measurement m, double model) {
+        /** Model minus hardware, in percent of the hardware value. */
+        public double errorPct() {
+            return (model - m.hardware()) / m.hardware() * 100;
+        }
+
+        public boolean within() {
+            return Math.abs(errorPct()) <= m.tolerance();
+        }
+    }
+
+    private Validation() {
+    }
+
+    /** The shipped table, in its order. */
+    public static List<Measurement> table() {
+        try (InputStream in = Validation.class.getResourceAsStream(TABLE)) {
+            if (in == null) {
+                throw new IllegalStateException("the measurement table " + TABLE + " is missing from the build");
+            }
+            ObjectMapper yaml = new ObjectMapper(new YAMLFactory()).configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
+            List<Raw> raw = yaml.readValue(in, new TypeReference<List<Raw>>() { });
+            List<Measurement> out = new ArrayList<>();
+            for (Raw r : raw) {
+                out.add(new Measurement(r.id, r.what, r.profile, r.set == null ? List.of() : r.set, r.test, r.size,
+                        r.inline == null ? -1 : r.inline, r.iterations == null ? 0 : r.iterations, Figure.of(r.figure),
+                        r.hardware, r.tolerance, r.source));
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the measurement table " + TABLE, e);
+        }
+    }
+
+    /** The YAML row as written. */
+    static final class Raw {
+        public String id;
+        public String what;
+        public String profile;
+        public List<String> set;
+        public String test;
+        public int size;
+        public Integer inline;
+        public Integer iterations;
+        public String figure;
+        public double hardware;
+        public double tolerance;
+        public String source;
+    }
+
+    /** Runs one measurement's setup on the model (seed 1: the same figure every time). */
+    public static Row run(Measurement m) {
+        Profile p = Profiles.load(m.profile()).withOverrides(m.set());
+        if (m.test().equals("pcie_read")) {
+            if (m.figure() != Figure.PCIE_READ_LAT_NS) {
+                throw new IllegalArgumentException(m.id() + ": pcie_read gives " + Figure.PCIE_READ_LAT_NS.key());
+            }
+            var opts = new PcieBench.Options(PcieBench.Test.PCIE_READ, m.size(),
+                    m.iterations() > 0 ? m.iterations() : PcieBench.DEFAULT_ITERATIONS, 0, 1);
+            return new Row(m, PcieBench.run(p, opts).latNsMedian());
+        }
+        PerfTest test = PerfTest.valueOf(m.test().toUpperCase(Locale.ROOT));
+        PerfOptions.Builder b = PerfOptions.builder(test, p).size(m.size());
+        if (m.iterations() > 0) {
+            b.iterations(m.iterations());
+        }
+        if (m.inline() >= 0) {
+            b.inlineSize(m.inline());
+        }
+        PerfResult r = Perf.run(b.build()).get(0);
+        double v = switch (m.figure()) {
+            case LAT_TYPICAL_US -> ((LatResult) r).tTypicalUs();
+            case BW_AVG_GBPS -> ((BwResult) r).bwAvgGbps();
+            case MSG_RATE_MPPS -> ((BwResult) r).msgRateMpps();
+            case PCIE_READ_LAT_NS -> throw new IllegalArgumentException(m.id() + ": only pcie_read gives that figure");
+        };
+        return new Row(m, v);
+    }
+
+    /** The rows as a Markdown report: hardware and model side by side, the error, and the verdict. */
+    public static String markdown(List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        long ok = rows.stream().filter(Row::within).count();
+        sb.append("# rdmasim against published measurements\n\n");
+        sb.append(ok).append(" of ").append(rows.size()).append(" figures within their tolerance.\n\n");
+        sb.append("| id | measurement | profile and settings | figure | hardware | model | error | tolerance | verdict |\n");
+        sb.append("|---|---|---|---|---:|---:|---:|---:|---|\n");
+        for (Row r : rows) {
+            Measurement m = r.m();
+            sb.append("| ").append(m.id()).append(" | ").append(m.what()).append(" | ").append(m.profile());
+            for (String s : m.set()) {
+                sb.append(", `").append(s).append('`');
+            }
+            sb.append(" | ").append(m.figure().key()).append(" | ").append(num(m.hardware())).append(' ')
+                    .append(m.figure().unit()).append(" | ").append(num(r.model())).append(' ').append(m.figure().unit())
+                    .append(" | ").append(String.format(Locale.ROOT, "%+.1f %%", r.errorPct())).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.0f %%", m.tolerance())).append(" | ")
+                    .append(r.within() ? "ok" : "OUT").append(" |\n");
+        }
+        sb.append("\nSources:\n\n");
+        for (Row r : rows) {
+            sb.append("- ").append(r.m().id()).append(": ").append(r.m().source()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String num(double v) {
+        return String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.3f", v);
+    }
+}
