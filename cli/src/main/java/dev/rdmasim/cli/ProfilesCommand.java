@@ -38,7 +38,10 @@ final class ProfilesCommand implements Runnable {
             "ndk", "NDK_ADAPTER_INFO (ndkinfo.h, header order)",
             "qp", "Defaults for a QP created without explicit values");
 
-    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** Made on first use: building a mapper loads some 400 classes, which commands that print no JSON never need. */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    }
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -78,7 +81,7 @@ final class ProfilesCommand implements Runnable {
 
     static void printJson(PrintWriter o, Object value) {
         try {
-            o.println(JSON.writeValueAsString(value));
+            o.println(Json.MAPPER.writeValueAsString(value));
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
