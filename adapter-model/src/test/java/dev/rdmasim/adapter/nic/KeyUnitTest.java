@@ -189,9 +189,16 @@ class KeyUnitTest {
             return r;
         }
 
-        /** Deregisters as the firmware does: the context is rewritten invalid. */
+        /**
+         * Deregisters as the firmware does (the context rewritten invalid and empty), or half the time invalidates it
+         * with every other field left as it was, so that the valid byte alone refuses it.
+         */
         void deregister(Region r) {
-            keys.writeContext(r.key, 0, 0, 12, 0, 0, 0, false);
+            if (rnd.nextBoolean()) {
+                keys.writeContext(r.key, 0, 0, 12, 0, 0, 0, false);
+            } else {
+                keys.writeContext(r.key, r.pd, r.access, r.logPage, r.va, r.length, r.mtt, false);
+            }
             r.valid = false;
             table[r.index()] = null;
             retired.add(r);
@@ -1058,5 +1065,43 @@ class KeyUnitTest {
         assertThat(rig.keys.contextAddress(key)).isEqualTo(rig.keys.contextAddress(0) + 5L * KeyUnit.CONTEXT_BYTES);
         assertThatThrownBy(() -> rig.keys.writeContext(8 << 8 | 1, PD, 0, 12, 0, 4096, 0, true))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key index 8");
+    }
+
+    /** Asks until answered, letting every fill come back in between. */
+    private static int answer(Rig rig, int key, int pd, long va, long len, int access, boolean remote) {
+        for (int i = 0; i < 4; i++) {
+            int st = rig.keys.check(key, pd, va, len, access, remote);
+            if (st != KeyUnit.WAIT) {
+                return st;
+            }
+            rig.h.sim.run();
+        }
+        throw new AssertionError("no answer");
+    }
+
+    /** The edges of a region, exactly: its first and last byte, empty ranges at both ends, one byte past, negative. */
+    @Test
+    void rangesAreDecidedExactlyAtTheRegionsEdges() {
+        Rig rig = new Rig(1, new SplittableRandom(1), PcieConfig.defaults(), 8, 4, 4, 8, 8, SetAssocCache.Policy.LRU, 4);
+        Region r = rig.register(2, 12, 3 * 4096 + 100, AccessFlags.REMOTE_READ | AccessFlags.LOCAL_WRITE, PD);
+        long end = r.va + r.length;
+        int ok = KeyUnit.OK;
+        int refused = CqeSyndrome.REMOTE_ACCESS;
+        assertThat(answer(rig, r.key, PD, r.va, r.length, AccessFlags.REMOTE_READ, true)).as("the whole region").isEqualTo(ok);
+        assertThat(answer(rig, r.key, PD, r.va, r.length + 1, 0, true)).as("one byte more").isEqualTo(refused);
+        assertThat(answer(rig, r.key, PD, r.va - 1, 1, 0, true)).as("the byte before").isEqualTo(refused);
+        assertThat(answer(rig, r.key, PD, end - 1, 1, 0, true)).as("the last byte").isEqualTo(ok);
+        assertThat(answer(rig, r.key, PD, end, 1, 0, true)).as("the byte after").isEqualTo(refused);
+        assertThat(answer(rig, r.key, PD, end, 0, 0, true)).as("empty, at the end").isEqualTo(ok);
+        assertThat(answer(rig, r.key, PD, end + 1, 0, 0, true)).as("empty, past the end").isEqualTo(refused);
+        assertThat(answer(rig, r.key, PD, r.va + 8, -1, 0, true)).as("a negative length").isEqualTo(refused);
+        assertThat(answer(rig, r.key, PD, Long.MAX_VALUE, 1, 0, true)).as("at the top of the address space").isEqualTo(refused);
+        assertThat(answer(rig, r.key, PD, r.va, Long.MAX_VALUE, 0, false)).as("the longest length")
+                .isEqualTo(CqeSyndrome.LOCAL_PROT);
+        assertThat(answer(rig, r.key, PD, r.va, 8, AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE, false))
+                .as("one right of two missing").isEqualTo(CqeSyndrome.LOCAL_PROT);
+        // The last byte translates through its own page's entry.
+        Lookup last = new Lookup(0, 0, r.key, PD, end - 1, 1, 0, false);
+        assertThat(rig.translate(last)).containsExactly(List.of(r.pages[(int) r.pageOf(end - 1)] + ((end - 1) & 4095), 1L));
     }
 }
