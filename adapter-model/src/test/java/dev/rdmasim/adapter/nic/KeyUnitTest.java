@@ -1100,6 +1100,15 @@ class KeyUnitTest {
                 .isEqualTo(CqeSyndrome.LOCAL_PROT);
         assertThat(answer(rig, r.key, PD, r.va, 8, AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE, false))
                 .as("one right of two missing").isEqualTo(CqeSyndrome.LOCAL_PROT);
+        // A range ending on a page's last byte, or just before it, looks up that page's entry and no further one.
+        long pageEnd = (r.va & -4096L) + 2 * 4096;
+        for (long tail : new long[] {0, 1, 2}) {
+            long v = pageEnd - 16 - tail;
+            answer(rig, r.key, PD, v, 16, 0, true);
+            long before = lookups(rig.keys.mttCache());
+            assertThat(rig.keys.check(r.key, PD, v, 16, 0, true)).isEqualTo(ok);
+            assertThat(lookups(rig.keys.mttCache()) - before).as("ending %d bytes before a page boundary", tail).isEqualTo(1);
+        }
         // The last byte translates through its own page's entry.
         Lookup last = new Lookup(0, 0, r.key, PD, end - 1, 1, 0, false);
         assertThat(rig.translate(last)).containsExactly(List.of(r.pages[(int) r.pageOf(end - 1)] + ((end - 1) & 4095), 1L));
