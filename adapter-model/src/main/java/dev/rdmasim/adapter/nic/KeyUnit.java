@@ -42,6 +42,8 @@ final class KeyUnit extends Module implements DmaCallback {
     private final DmaRequest[] fills;
     private final int[] fillSlot;
     private final boolean[] fillIsKey;
+    /** The context was rewritten while this fill was in flight: the bytes it brings may predate the rewrite. */
+    private final boolean[] fillStale;
     private final List<Runnable> waiters = new ArrayList<>();
     private final Counter checks;
     private final Counter violations;
@@ -60,6 +62,7 @@ final class KeyUnit extends Module implements DmaCallback {
         fills = new DmaRequest[maxFills];
         fillSlot = new int[maxFills];
         fillIsKey = new boolean[maxFills];
+        fillStale = new boolean[maxFills];
         for (int i = 0; i < maxFills; i++) {
             fills[i] = new DmaRequest();
             fillSlot[i] = -1;
@@ -94,6 +97,11 @@ final class KeyUnit extends Module implements DmaCallback {
         c[40] = (byte) (valid ? 1 : 0);
         memory.write(contextAddress(key), c, 0, CONTEXT_BYTES);
         keyCache.invalidate(key >>> 8);
+        for (int i = 0; i < fills.length; i++) {
+            if (fillSlot[i] >= 0 && fillIsKey[i] && keyCache.keyAt(fillSlot[i]) == key >>> 8) {
+                fillStale[i] = true;
+            }
+        }
     }
 
     /**
@@ -197,7 +205,13 @@ final class KeyUnit extends Module implements DmaCallback {
     @Override
     public void readDone(DmaRequest r) {
         int i = (int) r.cookie();
-        (fillIsKey[i] ? keyCache : mttCache).fill(fillSlot[i]);
+        if (fillStale[i]) {
+            // The host may have read the old context: drop the line, so the next lookup fetches the new one.
+            keyCache.abandon(fillSlot[i]);
+            fillStale[i] = false;
+        } else {
+            (fillIsKey[i] ? keyCache : mttCache).fill(fillSlot[i]);
+        }
         fillSlot[i] = -1;
         wakeWaiters();
     }
