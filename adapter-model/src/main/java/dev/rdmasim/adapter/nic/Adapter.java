@@ -112,9 +112,8 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
 
         // The key unit owns the key contexts at the end of context memory (ContextMemory.keyContextBase()); it is built
         // first so its statistics keep their place.
-        keys = new KeyUnit(this, memory, contextBase + ctxParams.keyContextOffset(), ctxParams.maxKeys(), profile.getInt(NIC_MKEY_CACHE_ENTRIES),
-                profile.getInt(NIC_MKEY_CACHE_WAYS), profile.getInt(NIC_MTT_CACHE_ENTRIES), profile.getInt(NIC_MTT_CACHE_WAYS),
-                keyPort, ctxParams.policy(), work);
+        keys = new KeyUnit(this, KeyUnit.Params.of(profile, ctxParams.maxKeys()), memory,
+                contextBase + ctxParams.keyContextOffset(), keyPort, work);
         contexts = new ContextMemory(this, ctxParams, memory, contextBase, writeBackPort);
         FirmwareTables.Params fwParams = FirmwareTables.Params.of(profile);
         QpTable qps = new QpTable() {

@@ -1,6 +1,9 @@
 package dev.rdmasim.adapter.nic;
 
+import static dev.rdmasim.adapter.config.Parameters.*;
+
 import dev.rdmasim.adapter.cache.SetAssocCache;
+import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.CqeSyndrome;
 import dev.rdmasim.adapter.host.HostMemory;
@@ -48,12 +51,28 @@ final class KeyUnit extends Module implements DmaCallback {
     private final Counter checks;
     private final Counter violations;
 
-    KeyUnit(Module parent, HostMemory memory, long contextBase, int maxKeys, int keyEntries, int keyWays,
-            int mttEntries, int mttWays, DmaPort port, SetAssocCache.Policy policy, WorkClock clock) {
+    /**
+     * What the block is built with: the key table's size (context memory's), and the key-context and translation
+     * caches' entries, ways and replacement policy, from the profile once.
+     */
+    record Params(int maxKeys, int keyEntries, int keyWays, int mttEntries, int mttWays, SetAssocCache.Policy policy) {
+        static Params of(Profile p, int maxKeys) {
+            return new Params(maxKeys, p.getInt(NIC_MKEY_CACHE_ENTRIES), p.getInt(NIC_MKEY_CACHE_WAYS),
+                    p.getInt(NIC_MTT_CACHE_ENTRIES), p.getInt(NIC_MTT_CACHE_WAYS),
+                    SetAssocCache.Policy.of(p.getString(NIC_CACHE_REPLACEMENT)));
+        }
+    }
+
+    KeyUnit(Module parent, Params params, HostMemory memory, long contextBase, DmaPort port, WorkClock clock) {
         super(parent, "keys");
         this.memory = memory;
         this.contextBase = contextBase;
-        this.maxKeys = maxKeys;
+        this.maxKeys = params.maxKeys();
+        int keyEntries = params.keyEntries();
+        int keyWays = params.keyWays();
+        int mttEntries = params.mttEntries();
+        int mttWays = params.mttWays();
+        SetAssocCache.Policy policy = params.policy();
         this.port = port;
         this.clock = clock;
         int maxFills = MAX_FILLS;

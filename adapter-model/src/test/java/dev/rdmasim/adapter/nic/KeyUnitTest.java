@@ -152,8 +152,8 @@ class KeyUnitTest {
             assertThat(beyond).isEqualTo(contexts + (long) maxKeys * KeyUnit.CONTEXT_BYTES);
             // Fills in flight are at most MAX_FILLS: the backlog the adapter gives the key port.
             port = h.port("keyFill", channelDepth, KeyUnit.MAX_FILLS);
-            keys = new KeyUnit(h.top, h.mem, contexts, maxKeys, keyEntries, keyWays, mttEntries, mttWays, port, policy,
-                    h.work);
+            keys = new KeyUnit(h.top, new KeyUnit.Params(maxKeys, keyEntries, keyWays, mttEntries, mttWays, policy), h.mem,
+                    contexts, port, h.work);
             table = new Region[maxKeys];
         }
 

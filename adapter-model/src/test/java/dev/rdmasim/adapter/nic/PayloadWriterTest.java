@@ -97,8 +97,8 @@ class PayloadWriterTest {
             endpoint = EthernetLink.cable(h.sim, "wire", new EthernetLink.Config(100, 0, buffers)).a();
             long ctx = h.mem.allocate((long) MAX_KEYS * KeyUnit.CONTEXT_BYTES, 4096);
             // Ways enough for every key (3) and MTT line (at most 8) one message needs: fewer thrash for ever.
-            keys = new KeyUnit(h.top, h.mem, ctx, MAX_KEYS, 4 * (1 + rnd.nextInt(3)), 4, 8 * (1 + rnd.nextInt(4)), 8,
-                    h.port("keyFill", 16, KeyUnit.MAX_FILLS), SetAssocCache.Policy.LRU, h.work);
+            keys = new KeyUnit(h.top, new KeyUnit.Params(MAX_KEYS, 4 * (1 + rnd.nextInt(3)), 4, 8 * (1 + rnd.nextInt(4)), 8,
+                    SetAssocCache.Policy.LRU), h.mem, ctx, h.port("keyFill", 16, KeyUnit.MAX_FILLS), h.work);
             writer = new PayloadWriter(h.top, h.work, keys, h.link.dma().addChannel("rxWrite", 1 + rnd.nextInt(16)));
             writer.connect(this, this::pump);
             keys.addWaiter(this::pump);
