@@ -130,6 +130,19 @@ final class KeyUnit extends Module implements DmaCallback {
      * ({@code remote} selects REMOTE_ACCESS instead of LOCAL_PROT).
      */
     int check(int key, int pd, long va, long len, int access, boolean remote) {
+        return check(key, pd, va, len, access, remote, true);
+    }
+
+    /**
+     * As {@link #check}, for a whole range a request names (a RETH's): the key, PD, rights and bounds, with only the
+     * key context on chip. Its translations are looked up piece by piece as its packets are placed or read, so a
+     * range larger than the translation cache can hold at once is checked all the same.
+     */
+    int checkRange(int key, int pd, long va, long len, int access, boolean remote) {
+        return check(key, pd, va, len, access, remote, false);
+    }
+
+    private int check(int key, int pd, long va, long len, int access, boolean remote, boolean translations) {
         byte[] ctx = keyLine(key);
         if (ctx == null) {
             return WAIT;
@@ -145,7 +158,7 @@ final class KeyUnit extends Module implements DmaCallback {
             violations.inc();
             return remote ? CqeSyndrome.REMOTE_ACCESS : CqeSyndrome.LOCAL_PROT;
         }
-        if (len == 0) {
+        if (len == 0 || !translations) {
             return OK;
         }
         int logPage = BigEndian.i32(ctx, 12);

@@ -399,7 +399,8 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder {
      * has been queued and the QP is in error.
      */
     private int checkReth(Qp qp, int access) {
-        int st = keys.check(reader.rethRkey(), qp.cfg.pd(), reader.rethVirtualAddress(),
+        // The whole range is checked against the key once; its translations are looked up packet by packet.
+        int st = keys.checkRange(reader.rethRkey(), qp.cfg.pd(), reader.rethVirtualAddress(),
                 reader.rethDmaLength() & 0xFFFF_FFFFL, access, true);
         if (st != KeyUnit.OK && st != KeyUnit.WAIT) {
             fatal(qp, Aeth.nak(2));
