@@ -35,7 +35,7 @@ import dev.rdmasim.kernel.stats.TimeAverage;
  * payload is read again from host memory; a remote-access or invalid-request NAK, or running out
  * of retries, completes the failing request with an error and flushes the rest.
  */
-final class Transmitter extends Module implements DmaCallback, RequesterTransport.Packetizer {
+final class Transmitter extends Module implements DmaCallback, RequesterTransport.Packetizer, Responder.Sender {
     private static final int KIND_REQUEST = 0;
     private static final int KIND_ACK = 1;
     private static final int KIND_READ_RESPONSE = 2;
@@ -210,7 +210,8 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
     // ------------------------------------------------------------ queues
 
     /** The responder owes {@code qp}'s peer an ACK or NAK (it hands the syndrome over when it is sent). */
-    void queueAck(Qp qp) {
+    @Override
+    public void queueAck(Qp qp) {
         if (!qp.tx.ackQueued) {
             qp.tx.ackQueued = true;
             ackQueue.add(qp.qpn);
@@ -219,7 +220,8 @@ final class Transmitter extends Module implements DmaCallback, RequesterTranspor
     }
 
     /** The responder accepted a READ request: its response packets are to be sent. */
-    void queueReadResponse(Qp qp) {
+    @Override
+    public void queueReadResponse(Qp qp) {
         if (!qp.tx.readQueued) {
             qp.tx.readQueued = true;
             readQueue.add(qp.qpn);
