@@ -89,7 +89,7 @@ class ResponderTest {
 
     /** What breaks a message, if anything. */
     enum Fault {
-        NONE, BAD_RKEY, SHORT_RECEIVE, BAD_LKEY
+        NONE, BAD_RKEY, SHORT_RECEIVE, BAD_LKEY, INVALID_REQUEST
     }
 
     private static final class Msg {
@@ -104,6 +104,8 @@ class ResponderTest {
         /** PSNs the message takes: its packets, or a READ's response packets. */
         int span;
         int packets;
+        /** The RETH's DMA length: the message's length unless a test makes the peer lie. */
+        long rethLen = -1;
         Fault fault = Fault.NONE;
         /** The receive WQE it consumes (running index), or -1. */
         int recv = -1;
@@ -117,6 +119,7 @@ class ResponderTest {
         int[] key;
         boolean[] bad;
         long capacity;
+        Msg msg;
     }
 
     /** One packet on the wire, with where it comes from. */
@@ -155,6 +158,7 @@ class ResponderTest {
             boolean error;
             int consumed;
             long recvOff;
+            long writeRemaining;
             final ArrayDeque<long[]> readsHeld = new ArrayDeque<>();
             final List<Expected> expected = new ArrayList<>();
             int duplicates;
@@ -172,18 +176,21 @@ class ResponderTest {
             int polled;
             int postTarget;
 
-            Side(Qp qp, int psn0, Region target, int ird) {
+            Side(Qp qp, int psn0, Region target, int ird, Kind[] script, int[] scriptPackets) {
                 this.qp = qp;
                 this.psn0 = psn0;
                 this.target = target;
                 this.ird = ird;
                 long abs = 0;
-                int count = 10 + rnd.nextInt(40);
+                int count = script != null ? script.length : 10 + rnd.nextInt(40);
                 for (int i = 0; i < count; i++) {
                     Msg m = new Msg();
                     int pick = rnd.nextInt(ird > 0 ? 5 : 4);
-                    m.kind = Kind.values()[pick];
+                    m.kind = script != null ? script[i] : Kind.values()[pick];
                     m.len = rnd.nextInt(10) == 0 ? (m.kind.send() ? 0 : 1) : 1 + rnd.nextInt(rnd.nextBoolean() ? 200 : 4 * mtu);
+                    if (script != null) {
+                        m.len = scriptPackets[i] * mtu;
+                    }
                     m.data = new byte[m.len];
                     rnd.nextBytes(m.data);
                     m.imm = rnd.nextInt();
@@ -210,6 +217,7 @@ class ResponderTest {
                             r.len[s] = (int) Math.max(1, part + rnd.nextInt(64));
                             need -= Math.min(need, part);
                         }
+                        r.msg = m;
                         recvs.add(r);
                     }
                     msgs.add(m);
@@ -268,10 +276,10 @@ class ResponderTest {
         private final Event intakeStep;
         private final Event txTick;
         private final Event driverTick;
-        private final double loss;
-        private final double dup;
-        private final double reorder;
-        private final double ackLoss;
+        private double loss;
+        private double dup;
+        private double reorder;
+        private double ackLoss;
         private final long rto;
         private Frame current;
         private Pkt currentPkt;
@@ -286,12 +294,21 @@ class ResponderTest {
         private long lost;
         private long lastStepPs;
         private long cqeWaits;
+        /** ACK and NAK syndromes in the order the transmitter took them. */
+        final List<Integer> taken = new ArrayList<>();
+        /** The transmitter answers no READ while set. */
+        boolean holdReads;
         private long droppedInError;
         private long droppedAhead;
         private final int window;
         private int nextKey = 1;
 
         Run(long seed, boolean withFault) {
+            this(seed, withFault, -1, null, null);
+        }
+
+        /** With a script, one QP whose messages are {@code script} of {@code packets} MTUs each, fed by the test. */
+        Run(long seed, boolean withFault, int fixedIrd, Kind[] script, int[] packets) {
             rnd = new SplittableRandom(seed);
             h = new BlockHarness(seed, BlockHarness.randomPcie(rnd));
             int[] mtus = {256, 512, 1024};
@@ -356,16 +373,25 @@ class ResponderTest {
             txTick = h.sim.event("tx", this::transmit);
             driverTick = h.sim.event("driver", this::driver);
 
-            int qpCount = 1 + rnd.nextInt(4);
+            int qpCount = script != null ? 1 : 1 + rnd.nextInt(4);
             for (int q = 0; q < qpCount; q++) {
-                addSide(q);
+                addSide(q, fixedIrd, script, packets);
             }
             if (withFault) {
                 injectFault(sides.get(rnd.nextInt(sides.size())));
             }
             writeReceives();
             writer.macs(0x02_00_00_00_00_02L, 0x02_00_00_00_00_01L).ipv4(0x0A00_0001, 0x0A00_0002);
-            peerTick.schedule(0);
+            if (script == null) {
+                peerTick.schedule(0);
+            } else {
+                loss = 0;
+                dup = 0;
+                reorder = 0;
+                ackLoss = 0;
+                sides.get(0).stopped = true; // the test sends
+                post(sides.get(0), sides.get(0).postTarget);
+            }
             driverTick.schedule(0);
         }
 
@@ -400,9 +426,9 @@ class ResponderTest {
             return new Region(key, logPage, va, length, pages);
         }
 
-        private void addSide(int q) {
+        private void addSide(int q, int fixedIrd, Kind[] script, int[] scriptPackets) {
             int qpn = 0x40 + q;
-            int ird = rnd.nextInt(4) == 0 ? 0 : 1 + rnd.nextInt(4);
+            int ird = fixedIrd >= 0 ? fixedIrd : rnd.nextInt(4) == 0 ? 0 : 1 + rnd.nextInt(4);
             int rqLog = 2 + rnd.nextInt(4);
             long rqBase = h.mem.allocate((long) RecvWqe.strideBytes(RQ_LOG_STRIDE) << rqLog, 4096);
             long dbRecord = h.mem.allocate(64, 64);
@@ -415,13 +441,13 @@ class ResponderTest {
             int psn0 = rnd.nextBoolean() ? 0xFF_FFFF - rnd.nextInt(40) : rnd.nextInt(1 << 24);
             responder.open(qp, psn0);
             int limit = ird;
-            if (ird > 1 && rnd.nextBoolean()) {
+            if (ird > 1 && script == null && rnd.nextBoolean()) {
                 limit = 1 + rnd.nextInt(ird);
                 responder.limitReads(qp, limit);
             }
             Region target = register(4096L * (2 + rnd.nextInt(4)),
                     AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ);
-            Side s = new Side(qp, psn0, target, limit);
+            Side s = new Side(qp, psn0, target, limit, script, scriptPackets);
             sides.add(s);
         }
 
@@ -551,6 +577,7 @@ class ResponderTest {
                     int syn = responder.takeAck(s.qp);
                     assertThat(syn).as("QP %d: the ACK taken is the one owed", s.qp.qpn).isEqualTo(s.owed);
                     s.owed = Aeth.ack(Aeth.CREDITS_INVALID);
+                    taken.add(syn);
                     var t = s.qp.resp.transport();
                     assertThat(t.expectedPsn()).isEqualTo(s.wire(s.exp));
                     int psn = syn == Aeth.ack(Aeth.CREDITS_INVALID) ? Psn.add(t.expectedPsn(), -1) : t.expectedPsn();
@@ -559,7 +586,7 @@ class ResponderTest {
                         acknowledged(s, syn, psn);
                     }
                 }
-                if (s.qp.resp.reads() > 0 && rnd.nextInt(3) != 0) {
+                if (s.qp.resp.reads() > 0 && !holdReads && rnd.nextInt(3) != 0) {
                     long[] want = s.readsHeld.poll();
                     assertThat(want).as("QP %d: a READ the model holds", s.qp.qpn).isNotNull();
                     assertThat(new long[] {s.qp.resp.readVa(0), s.qp.resp.readRkey(0), s.qp.resp.readLength(0),
@@ -573,7 +600,7 @@ class ResponderTest {
                         advance(s, s.abs((int) want[3]) + want[4]);
                     }
                 }
-                more |= s.ackPending || s.qp.resp.reads() > 0;
+                more |= s.ackPending || (s.qp.resp.reads() > 0 && !holdReads);
             }
             if (more) {
                 txTick.scheduleIn(rnd.nextLong(1_500_000));
@@ -672,7 +699,7 @@ class ResponderTest {
             writer.bth(op, p.side().qp.qpn, p.side().wire(p.abs())).ackRequest(p.ackReq())
                     .solicited(p.last() && m.solicited);
             if (Opcode.hasReth(op)) {
-                writer.reth(m.va, m.rkey, m.len);
+                writer.reth(m.va, m.rkey, (int) (m.rethLen >= 0 ? m.rethLen : m.len));
             }
             if (Opcode.hasImmediate(op)) {
                 writer.immediate(m.imm);
@@ -710,6 +737,18 @@ class ResponderTest {
             if (current == null && !intakeStep.scheduled()) {
                 intakeStep.scheduleIn(rnd.nextLong(200_000));
             }
+        }
+
+        /** Sends packet {@code abs} of the scripted QP (a READ's first PSN, or one packet of a message). */
+        void feed(long abs) {
+            Side s = sides.get(0);
+            Msg m = s.msgAt(abs);
+            int k = (int) (abs - m.firstAbs);
+            Frame f = endpoint.acquire();
+            boolean last = k == m.packets - 1;
+            Pkt p = new Pkt(s, m, abs, k, last, last);
+            build(f, p);
+            enqueue(f, p);
         }
 
         // ------------------------------------------------------------ the frame intake, standing in
@@ -813,6 +852,13 @@ class ResponderTest {
                 } else {
                     droppedAhead++;
                 }
+            } else if (m.kind == Kind.READ && s.ird == 0) {
+                fatal(s, Aeth.nak(1)); // no inbound READs allowed
+            } else if (m.kind.write() && p.k() == 0 && m.fault != Fault.BAD_RKEY
+                    && len > (m.rethLen >= 0 ? m.rethLen : m.len)) {
+                fatal(s, Aeth.nak(1)); // more than the RETH announced
+            } else if (m.kind.write() && p.k() > 0 && len > s.writeRemaining) {
+                fatal(s, Aeth.nak(1));
             } else if (m.kind == Kind.READ) {
                 if (m.fault == Fault.BAD_RKEY) {
                     fatal(s, Aeth.nak(2));
@@ -833,6 +879,7 @@ class ResponderTest {
                         page(pa)[(int) (pa & 4095)] = m.data[p.k() * mtu + i];
                     }
                     placed += len;
+                    s.writeRemaining = (p.k() == 0 ? (m.rethLen >= 0 ? m.rethLen : m.len) : s.writeRemaining) - len;
                     if (withImm) {
                         s.expected.add(new Expected(s.consumed & 0xFFFF, Cqe.RESP_WR_IMM, m.len, m.imm, m.solicited, 0));
                         s.consumed++;
@@ -958,6 +1005,9 @@ class ResponderTest {
                 assertThat(s.got.size()).as("QP %d: a completion the model expects (got %s)", s.qp.qpn, got)
                         .isLessThan(s.expected.size());
                 assertThat(got).as("QP %d completion %d", s.qp.qpn, s.got.size()).isEqualTo(s.expected.get(s.got.size()));
+                if (op == Cqe.RESP_SEND || op == Cqe.RESP_SEND_IMM) {
+                    assertReceived(s, s.recvs.get(s.got.size()));
+                }
                 s.got.add(got);
                 s.polled++;
                 cqeConsumed++;
@@ -968,22 +1018,7 @@ class ResponderTest {
             boolean more = false;
             for (Side s : sides) {
                 if (s.qp.state() != QpState.ERROR && s.posted < s.postTarget && rnd.nextInt(3) == 0) {
-                    int n = 1 + rnd.nextInt(4);
-                    int ring = 1 << s.qp.cfg.rqLogSize();
-                    int stride = s.qp.cfg.rqStrideBytes();
-                    while (n-- > 0 && s.posted < s.postTarget && s.posted - s.polled < ring) {
-                        Recv r = s.recvs.get(s.posted);
-                        byte[] w = new byte[stride];
-                        for (int i = 0; i < r.len.length; i++) {
-                            RecvWqe.writeSge(w, 0, i, r.addr[i], r.len[i], r.key[i]);
-                        }
-                        RecvWqe.terminate(w, 0, r.len.length, 1 << RQ_LOG_STRIDE);
-                        h.mem.write(s.qp.cfg.rqBase() + (long) (s.posted & (ring - 1)) * stride, w, 0, stride);
-                        s.posted++;
-                    }
-                    byte[] db = new byte[Doorbells.QP_RECORD_SIZE];
-                    Doorbells.putRecvCounter(db, 0, s.posted);
-                    h.mem.write(s.qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, db, 0, 4);
+                    post(s, 1 + rnd.nextInt(4));
                 }
                 more |= !s.done() || s.got.size() < s.expected.size()
                         || (s.qp.state() != QpState.ERROR && s.posted < s.postTarget);
@@ -991,6 +1026,38 @@ class ResponderTest {
             more |= current != null || !wire.isEmpty();
             if (more) {
                 driverTick.scheduleIn(rnd.nextInt(4) == 0 ? rnd.nextLong(6_000_000) : 100_000 + rnd.nextLong(1_000_000));
+            }
+        }
+
+        /** Posts up to {@code n} receive WQEs (as the ring has room) and publishes the count in the doorbell record. */
+        private void post(Side s, int n) {
+            int ring = 1 << s.qp.cfg.rqLogSize();
+            int stride = s.qp.cfg.rqStrideBytes();
+            while (n-- > 0 && s.posted < s.postTarget && s.posted - s.polled < ring) {
+                Recv r = s.recvs.get(s.posted);
+                byte[] w = new byte[stride];
+                for (int i = 0; i < r.len.length; i++) {
+                    RecvWqe.writeSge(w, 0, i, r.addr[i], r.len[i], r.key[i]);
+                }
+                RecvWqe.terminate(w, 0, r.len.length, 1 << RQ_LOG_STRIDE);
+                h.mem.write(s.qp.cfg.rqBase() + (long) (s.posted & (ring - 1)) * stride, w, 0, stride);
+                s.posted++;
+            }
+            byte[] db = new byte[Doorbells.QP_RECORD_SIZE];
+            Doorbells.putRecvCounter(db, 0, s.posted);
+            h.mem.write(s.qp.cfg.dbRecord() + Doorbells.OFF_RECV_COUNTER, db, 0, 4);
+        }
+
+        /** A receive's completion is seen only once its message's bytes are in host memory. */
+        private void assertReceived(Side s, Recv r) {
+            long pos = 0;
+            byte[] one = new byte[1];
+            for (int i = 0; i < r.len.length && pos < r.msg.len; i++) {
+                for (int b = 0; b < r.len[i] && pos < r.msg.len; b++, pos++) {
+                    h.mem.read(s.recvRegion.pa(r.addr[i] + b), one, 0, 1);
+                    assertThat(one[0]).as("QP %d: byte %d of a received message, when its CQE is seen", s.qp.qpn, pos)
+                            .isEqualTo(r.msg.data[(int) pos]);
+                }
             }
         }
 
@@ -1096,6 +1163,80 @@ class ResponderTest {
         assertThat(droppedInError).as("packets dropped by a QP in error").isPositive();
         assertThat(faults).contains("BAD_RKEY WRITE", "BAD_RKEY WRITE_IMM", "BAD_RKEY READ", "SHORT_RECEIVE SEND",
                 "BAD_LKEY SEND");
+    }
+
+    /** Packets after a gap: one sequence NAK, the ones behind it dropped quietly, then the stream executes once. */
+    @Test
+    void aGapIsNakedOnceAndThePacketsBehindItDropUntilTheExpectedOneComes() {
+        Run r = new Run(41, false, 1, new Kind[] {Kind.SEND}, new int[] {3});
+        Run.Side s = r.sides.get(0);
+        r.feed(1);
+        r.feed(2);
+        r.feed(0);
+        r.feed(1);
+        r.feed(2);
+        r.runAndCheck();
+        assertThat(r.sequenceErrors.value()).isEqualTo(1);
+        assertThat(r.droppedAhead).isEqualTo(1);
+        assertThat(r.dropped.value()).isEqualTo(1);
+        assertThat(s.exp).isEqualTo(3);
+        assertThat(s.got).hasSize(1);
+        assertThat(r.taken).last().isEqualTo(Aeth.ack(Aeth.CREDITS_INVALID));
+    }
+
+    /** A READ to a QP that takes none (IRD 0) is an invalid request: NAK, QP in error, its send queue flushed. */
+    @Test
+    void aReadToAQpWithoutInboundReadsIsAnInvalidRequest() {
+        Run r = new Run(42, false, 0, new Kind[] {Kind.SEND, Kind.READ}, new int[] {1, 1});
+        Run.Side s = r.sides.get(0);
+        s.msgs.get(1).fault = Fault.INVALID_REQUEST;
+        r.feed(0);
+        r.feed(1);
+        r.runAndCheck();
+        assertThat(s.qp.state()).isEqualTo(QpState.ERROR);
+        assertThat(r.taken).contains(Aeth.nak(1));
+        assertThat(r.accessErrors.value()).isEqualTo(1);
+        assertThat(s.requeued).isEqualTo(1);
+        assertThat(s.qp.resp.reads()).isZero();
+    }
+
+    /** A WRITE carrying more than its RETH announced: the first packet lands, the one beyond is NAKed invalid. */
+    @Test
+    void aWriteBeyondItsRethLengthIsAnInvalidRequest() {
+        Run r = new Run(43, false, 1, new Kind[] {Kind.WRITE}, new int[] {2});
+        Run.Side s = r.sides.get(0);
+        Msg m = s.msgs.get(0);
+        m.rethLen = m.len / 2;
+        m.fault = Fault.INVALID_REQUEST;
+        r.feed(0);
+        r.feed(1);
+        r.runAndCheck();
+        assertThat(BlockHarness.counter(r.payload, "placedBytes")).as("the first packet").isEqualTo(m.len / 2);
+        assertThat(s.qp.state()).isEqualTo(QpState.ERROR);
+        assertThat(r.taken).last().isEqualTo(Aeth.nak(1));
+    }
+
+    /** A duplicate READ while the IRD is full is only re-ACKed; a READ held leaves the IRD when it is answered. */
+    @Test
+    void aDuplicateReadWhileTheIrdIsFullIsAckedAndTheHeldReadLeavesWhenAnswered() {
+        Run r = new Run(44, false, 1, new Kind[] {Kind.READ, Kind.READ}, new int[] {2, 1});
+        Run.Side s = r.sides.get(0);
+        r.holdReads = true;
+        r.feed(0);
+        r.feed(0);
+        r.feed(2);
+        r.h.sim.runUntil(50_000_000);
+        assertThat(s.qp.resp.reads()).as("one READ held: the IRD").isEqualTo(1);
+        assertThat(r.duplicates.value()).isEqualTo(1);
+        assertThat(r.taken).containsExactly(Aeth.ack(Aeth.CREDITS_INVALID));
+        assertThat(r.current).as("the next READ waits for the IRD").isNotNull();
+        assertThat(s.exp).isEqualTo(2);
+        r.holdReads = false;
+        r.wakeTx();
+        r.runAndCheck();
+        assertThat(s.msgs.get(0).answered).isEqualTo(1);
+        assertThat(s.msgs.get(1).answered).isEqualTo(1);
+        assertThat(s.exp).isEqualTo(3);
     }
 
     @ParameterizedTest
