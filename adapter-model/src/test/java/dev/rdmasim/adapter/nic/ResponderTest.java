@@ -292,7 +292,6 @@ class ResponderTest {
         private long maxReadsSeen;
         private long regionCursor;
         private long lost;
-        private long lastStepPs;
         private long cqeWaits;
         /** ACK and NAK syndromes in the order the transmitter took them. */
         final List<Integer> taken = new ArrayList<>();
@@ -779,7 +778,6 @@ class ResponderTest {
                 currentPkt = onWire.remove(current);
                 postedAtOffer = currentPkt.side().posted;
             }
-            lastStepPs = h.sim.now();
             Frame f = current;
             Pkt p = currentPkt;
             Side s = p.side();
@@ -810,6 +808,7 @@ class ResponderTest {
             assertThat(t.expectedPsn()).as("QP %d: expected PSN", s.qp.qpn).isEqualTo(s.wire(s.exp));
             assertThat(t.msn()).isEqualTo(s.msn & 0xFF_FFFF);
             assertThat(t.nakOutstanding()).isEqualTo(s.nakOut);
+            assertThat(t.openMessage() == null).as("QP %d: a message open", s.qp.qpn).isEqualTo(s.open == null);
             assertThat(s.qp.resp.reads()).as("inbound READs held").isEqualTo(s.readsHeld.size());
             assertThat(s.qp.state() == QpState.ERROR).isEqualTo(s.error);
             maxReadsSeen = Math.max(maxReadsSeen, s.qp.resp.reads());
@@ -1131,6 +1130,7 @@ class ResponderTest {
         long cqeWaits = 0;
         long droppedAhead = 0;
         long droppedInError = 0;
+        long lost = 0;
         java.util.Set<String> faults = new java.util.TreeSet<>();
         for (long seed = 1; seed <= 12; seed++) {
             for (boolean fault : new boolean[] {false, true}) {
@@ -1143,6 +1143,7 @@ class ResponderTest {
                 cqeWaits += r.cqeWaits;
                 droppedAhead += r.droppedAhead;
                 droppedInError += r.droppedInError;
+                lost += r.lost;
                 for (Run.Side s : r.sides) {
                     for (Msg m : s.msgs) {
                         readAgain += m.answered > 1 ? 1 : 0;
@@ -1153,6 +1154,7 @@ class ResponderTest {
                 }
             }
         }
+        assertThat(lost).as("packets lost").isPositive();
         assertThat(dup).as("duplicates").isPositive();
         assertThat(seq).as("sequence NAKs").isPositive();
         assertThat(droppedAhead).as("packets dropped behind a sequence NAK").isPositive();
