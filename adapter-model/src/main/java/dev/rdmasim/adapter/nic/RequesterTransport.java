@@ -26,7 +26,7 @@ import java.util.function.Consumer;
  * the PSN to resend (go-back-N) and the payload is read again; a remote-access or invalid-request NAK, or running
  * out of retries, completes the failing request with an error, flushes the rest and moves the QP to error.
  */
-final class RequesterTransport extends Module implements SendScheduler.Requester, WqeParser.Requests {
+final class RequesterTransport extends Module implements SendScheduler.Requester, WqeParser.Requests, Responder.Requester {
     static final int INFINITE_RNR_RETRY = 7;
 
     /**
@@ -257,7 +257,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     }
 
     /** A QP has parsed requests to send (or, in error, to flush). */
-    void queue(Qp qp) {
+    @Override
+    public void queue(Qp qp) {
         if (qp.state() == QpState.ERROR) {
             flushAll(qp);
             return;

@@ -158,6 +158,18 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder {
         void resume();
     }
 
+    /** The transmitter's side: it sends the ACK owed ({@link #takeAck}) and answers the inbound READs. */
+    interface Sender {
+        void queueAck(Qp qp);
+
+        void queueReadResponse(Qp qp);
+    }
+
+    /** The requester transport's side: a QP the responder moved to error has its send queue flushed. */
+    interface Requester {
+        void queue(Qp qp);
+    }
+
     /** The receive statistics the responder counts into (they belong with the receiver's frames). */
     record Counters(Counter dropped, Counter duplicates, Counter sequenceErrors, Counter accessErrors, Counter rnr) {
     }
@@ -168,8 +180,8 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder {
     private final PayloadWriter payload;
     private final RecvWqePrefetcher rq;
     private final CqeWriter cqe;
-    private final RequesterTransport req;
-    private final Transmitter tx;
+    private final Requester req;
+    private final Sender tx;
     private final int mtu;
     private final int ackEvery;
     private final IntRing cqeWaiters = new IntRing(16);
@@ -182,7 +194,7 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder {
     private Counter rnr;
 
     Responder(Module parent, Params params, WorkClock work, QpTable qps, KeyUnit keys, PayloadWriter payload,
-            RecvWqePrefetcher rq, CqeWriter cqe, RequesterTransport req, Transmitter tx) {
+            RecvWqePrefetcher rq, CqeWriter cqe, Requester req, Sender tx) {
         super(parent, "rsp");
         this.work = work;
         this.qps = qps;

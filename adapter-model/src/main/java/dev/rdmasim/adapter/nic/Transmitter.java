@@ -35,7 +35,7 @@ import dev.rdmasim.kernel.stats.TimeAverage;
  * payload is read again from host memory; a remote-access or invalid-request NAK, or running out
  * of retries, completes the failing request with an error and flushes the rest.
  */
-final class Transmitter extends Module implements RequesterTransport.Packetizer {
+final class Transmitter extends Module implements RequesterTransport.Packetizer, Responder.Sender {
     /** What a transmit slot carries. */
     private enum Kind { REQUEST, ACK, READ_RESPONSE }
 
@@ -224,7 +224,8 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer 
     // ------------------------------------------------------------ queues
 
     /** The responder owes {@code qp}'s peer an ACK or NAK (it hands the syndrome over when it is sent). */
-    void queueAck(Qp qp) {
+    @Override
+    public void queueAck(Qp qp) {
         if (!qp.tx.ackQueued) {
             qp.tx.ackQueued = true;
             ackQueue.add(qp.qpn);
@@ -233,7 +234,8 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer 
     }
 
     /** The responder accepted a READ request: its response packets are to be sent. */
-    void queueReadResponse(Qp qp) {
+    @Override
+    public void queueReadResponse(Qp qp) {
         if (!qp.tx.readQueued) {
             qp.tx.readQueued = true;
             readQueue.add(qp.qpn);
