@@ -6,7 +6,9 @@ import dev.rdmasim.adapter.cache.SetAssocCache;
 import dev.rdmasim.adapter.format.AccessFlags;
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.WqeOpcode;
+import dev.rdmasim.adapter.transport.Position;
 import dev.rdmasim.adapter.transport.Psn;
+import dev.rdmasim.adapter.transport.RequestKind;
 import dev.rdmasim.adapter.wire.Aeth;
 import dev.rdmasim.adapter.wire.EthernetLink;
 import dev.rdmasim.adapter.wire.Frame;
@@ -381,8 +383,13 @@ class TransmitterTest {
             int[] syndromes = {Aeth.ack(Aeth.CREDITS_INVALID), Aeth.ack(Aeth.CREDITS_INVALID), Aeth.rnrNak(1 + rnd.nextInt(30)),
                 Aeth.nak(0), Aeth.nak(2)};
             q.ackSyndrome = syndromes[rnd.nextInt(syndromes.length)];
+            var rsp = q.qp.resp.transport();
             if (rnd.nextInt(4) == 0) {
-                q.qp.resp.transport().reset(rnd.nextInt(1 << 24), true, true);
+                rsp.reset(rnd.nextInt(1 << 24), true, true);
+            }
+            // Messages received since: the expected PSN and the MSN the ACK carries move on.
+            for (int n = rnd.nextInt(4); n > 0; n--) {
+                rsp.accept(RequestKind.SEND, Position.ONLY, 1);
             }
             tx.queueAck(q.qp);
         }
