@@ -18,6 +18,7 @@ import dev.rdmasim.adapter.pcie.HostReads;
 import dev.rdmasim.kernel.Event;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -205,7 +206,7 @@ class RecvWqePrefetcherTest {
                 if (r.addr[i] == null) {
                     makeWqe(r, i);
                 }
-                java.util.Arrays.fill(b, (byte) 0x5A);
+                Arrays.fill(b, (byte) 0x5A);
                 for (int s = 0; s < r.addr[i].length; s++) {
                     RecvWqe.writeSge(b, 0, s, r.addr[i][s], r.len[i][s], r.key[i][s]);
                 }
@@ -432,12 +433,10 @@ class RecvWqePrefetcherTest {
             rig.addQp(10 + 7 * q, rnd.nextInt(7), logStride, 1 + rnd.nextInt(1 << logStride), 60 + rnd.nextInt(120));
         }
         noise(rig, rnd, 400);
-        List<Ring> flushed = new ArrayList<>();
         for (Ring r : rig.rings) {
             r.post.schedule(rnd.nextLong(2_000_000));
             r.arrive.schedule(rnd.nextLong(2_000_000));
             if (rnd.nextInt(3) == 0) {
-                flushed.add(r);
                 rig.h.sim.event("flush" + r.qp.qpn, () -> rig.flush(r)).schedule(rnd.nextLong(60_000_000));
             }
         }
