@@ -140,7 +140,7 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
         req = new RequesterTransport(this, RequesterTransport.Params.of(profile), work, qps, credits, fetch, cqe, scheduler,
                 this::reportRetired);
         tx = new Transmitter(this, Transmitter.Params.of(profile), clock, work, qps, keys, dma.addChannel("payload", readQueue),
-                req, scheduler, mac, ip);
+                req::packetSent, scheduler, mac, ip);
         payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue));
         rq = new RecvWqePrefetcher(this, RecvWqePrefetcher.Params.of(profile), work, qps, cqe,
                 dma.addChannel("rqFetch", readQueue));

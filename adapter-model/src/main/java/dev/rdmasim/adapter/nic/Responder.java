@@ -25,7 +25,7 @@ import dev.rdmasim.kernel.stats.Counter;
  * the IRD) for the transmitter to answer. It decides the ACK or NAK the peer is owed (the transmitter sends it); a
  * request it cannot execute NAKs it and moves the QP to error, which flushes both its queues.
  */
-final class Responder extends Module implements RecvWqePrefetcher.Responder {
+final class Responder extends Module implements RecvWqePrefetcher.Responder, ResponderReplies {
 
     /** Where one QP's inbound message stands. */
     enum Message {
@@ -237,7 +237,8 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder {
     }
 
     /** The ACK or NAK owed to the QP's peer, taken by the transmitter (the next one is a plain ACK). */
-    int takeAck(Qp qp) {
+    @Override
+    public int takeAck(Qp qp) {
         int syn = qp.resp.ackSyndrome;
         qp.resp.ackSyndrome = Aeth.ack(Aeth.CREDITS_INVALID);
         return syn;
@@ -443,8 +444,41 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder {
         return 0;
     }
 
+    // The inbound READs the transmitter answers, read from the QP's responder state.
+
+    @Override
+    public int reads(Qp qp) {
+        return qp.resp.reads();
+    }
+
+    @Override
+    public long readVa(Qp qp, int i) {
+        return qp.resp.readVa(i);
+    }
+
+    @Override
+    public int readRkey(Qp qp, int i) {
+        return qp.resp.readRkey(i);
+    }
+
+    @Override
+    public long readLength(Qp qp, int i) {
+        return qp.resp.readLength(i);
+    }
+
+    @Override
+    public int readPsn(Qp qp, int i) {
+        return qp.resp.readPsn(i);
+    }
+
+    @Override
+    public int readPackets(Qp qp, int i) {
+        return qp.resp.readPackets(i);
+    }
+
     /** The last response of the QP's oldest inbound READ has left: it leaves the IRD, and a waiting READ may start. */
-    void readAnswered(Qp qp) {
+    @Override
+    public void readAnswered(Qp qp) {
         QpResponder r = qp.resp;
         r.readHead = (r.readHead + 1) % r.readVa.length;
         r.readCount--;

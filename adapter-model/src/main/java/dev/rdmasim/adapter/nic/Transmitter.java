@@ -119,8 +119,14 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
         }
     }
 
+    /** The requester transport's side: told when one of a QP's request packets is handed to the MAC. */
+    @FunctionalInterface
+    interface Requests {
+        void packetSent(Qp qp, long t);
+    }
+
     /** The responder: the ACKs it owes, the inbound READs to answer; told when a READ's last response has left. */
-    private Responder responder;
+    private ResponderReplies responder;
     /** Told first when a link buffer frees: QP1 shares the port's buffers and its management frames go first. */
     private Runnable bufferFreeFirst = () -> { };
     private final Slot[] slots;
@@ -132,7 +138,7 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
     private int held;
     private int count;
     private final long[] freeAt;
-    private final RequesterTransport req;
+    private final Requests req;
     private final SendScheduler scheduler;
     /** The request packet built and not yet handed on. */
     private Slot built;
@@ -162,7 +168,7 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
     private final dev.rdmasim.kernel.wave.Signal slotsSignal;
 
     Transmitter(Module parent, Params params, ClockDomain nicClock, WorkClock work, QpTable qps, KeyUnit keys,
-            DmaChannel channel, RequesterTransport req, SendScheduler scheduler, long mac, int ip) {
+            DmaChannel channel, Requests req, SendScheduler scheduler, long mac, int ip) {
         super(parent, "tx");
         this.work = work;
         this.qps = qps;
@@ -202,7 +208,7 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
     }
 
     /** The responder whose ACKs and READ responses this sends, and who gets a freed link buffer first (QP1). */
-    void connect(Responder owner, Runnable firstOnBufferFree) {
+    void connect(ResponderReplies owner, Runnable firstOnBufferFree) {
         this.responder = owner;
         this.bufferFreeFirst = firstOnBufferFree;
     }
@@ -421,18 +427,17 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
     /** Next READ response packet of the head QP of the read queue; false to wait. */
     private boolean nextReadResponse(Qp qp) {
         QpTx t = qp.tx;
-        var in = qp.resp;
-        if (t.readNext == in.reads()) {
+        if (t.readNext == responder.reads(qp)) {
             readQueue.poll(); // Every held READ has its responses queued.
             t.readQueued = false;
             return true;
         }
         int h = t.readNext;
-        int rkey = in.readRkey(h);
+        int rkey = responder.readRkey(qp, h);
         int k = t.readSent;
-        int len = (int) Math.min(mtu, in.readLength(h) - (long) k * mtu);
-        long va = in.readVa(h) + (long) k * mtu;
-        int total = in.readPackets(h);
+        int len = (int) Math.min(mtu, responder.readLength(qp, h) - (long) k * mtu);
+        long va = responder.readVa(qp, h) + (long) k * mtu;
+        int total = responder.readPackets(qp, h);
         if (len > 0) {
             int st = keys.check(rkey, qp.cfg.pd(), va, len, AccessFlags.REMOTE_READ, true);
             if (st == KeyUnit.WAIT) {
@@ -443,12 +448,12 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
             }
         }
         Slot s = alloc(Kind.READ_RESPONSE, qp);
-        s.psn = Psn.add(in.readPsn(h), k);
+        s.psn = Psn.add(responder.readPsn(qp, h), k);
         s.length = Math.max(len, 0);
         s.opcode = total == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
                 : k == total - 1 ? Opcode.RDMA_READ_RESPONSE_LAST : Opcode.RDMA_READ_RESPONSE_MIDDLE;
         s.syndrome = Aeth.ack(Aeth.CREDITS_INVALID);
-        s.msn = in.transport().msn();
+        s.msn = qp.resp.transport().msn();
         int n = 0;
         long a = 0;
         while (a < len) {
@@ -461,7 +466,7 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
             // All its responses are queued; the READ stays held (IRD) until the last one leaves.
             t.readNext++;
             t.readSent = 0;
-            if (t.readNext == in.reads()) {
+            if (t.readNext == responder.reads(qp)) {
                 readQueue.poll();
                 t.readQueued = false;
             }

@@ -1,0 +1,690 @@
+package dev.rdmasim.adapter.nic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.rdmasim.adapter.cache.SetAssocCache;
+import dev.rdmasim.adapter.format.AccessFlags;
+import dev.rdmasim.adapter.format.BigEndian;
+import dev.rdmasim.adapter.format.WqeOpcode;
+import dev.rdmasim.adapter.transport.Position;
+import dev.rdmasim.adapter.transport.Psn;
+import dev.rdmasim.adapter.transport.RequestKind;
+import dev.rdmasim.adapter.wire.Aeth;
+import dev.rdmasim.adapter.wire.EthernetLink;
+import dev.rdmasim.adapter.wire.Frame;
+import dev.rdmasim.adapter.wire.FrameCheck;
+import dev.rdmasim.adapter.wire.Opcode;
+import dev.rdmasim.adapter.wire.RoceLayout;
+import dev.rdmasim.adapter.wire.RoceReader;
+import dev.rdmasim.adapter.wire.RoceWriter;
+import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.tlm.Acceptor;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The transmitter alone. The send scheduler is the real one; a stand-in requester transport takes each QP's turn
+ * and has request packets built and committed (SEND, WRITE, READ requests, gathered from host memory through the
+ * real key unit or copied inline); a stand-in responder owes ACKs and holds inbound READs whose responses are read
+ * from host memory; a sink at the far end of the link decodes every frame with the RoCEv2 reader, refuses some
+ * deliveries and holds frame buffers for random times, so the transmitter meets link-buffer backpressure.
+ *
+ * <p>Scoreboard: every packet whose slot was taken is emitted exactly once, in slot order, as a valid RoCEv2 frame
+ * with its fields (opcode, QP, PSN, flags, RETH, AETH, immediate) and its payload equal to host memory at the
+ * packet's offset; request packets of a QP go out in PSN order and the requester hears of each as it leaves;
+ * every inbound READ is answered once, in order, after its last response; frames start at least the packetizer's
+ * cycles apart; nothing is left queued at the end.
+ */
+class TransmitterTest {
+    private static final int MAX_KEYS = 16;
+    private static final long MAC = 0x02_00_00_00_00_0AL;
+    private static final int IP = 0x0A00_0001;
+    private static final long NIC_CYCLE_PS = 1_000_000_000_000L / BlockHarness.NIC_HZ;
+    private static final int KIND_REQUEST = 0;
+    private static final int KIND_ACK = 1;
+    private static final int KIND_READ_RESPONSE = 2;
+
+    /** A registered region: {@code length} bytes at {@code va}, its pages anywhere in host memory. */
+    private record Region(int key, int logPage, long va, long length, long[] pages) {
+        long pa(long v) {
+            long base = va & -(1L << logPage);
+            long off = v - base;
+            return pages[(int) (off >>> logPage)] + (off & ((1L << logPage) - 1));
+        }
+    }
+
+    /** A packet as its slot was taken: what the frame must say. */
+    private static final class Packet {
+        int kind;
+        Qp qp;
+        int opcode;
+        int psn;
+        boolean ackRequest;
+        boolean solicited;
+        int immediate;
+        long rethVa;
+        int rethKey;
+        int rethLength;
+        int syndrome;
+        int msn;
+        byte[] payload;
+        long sentPs = -1;
+
+        @Override
+        public String toString() {
+            return "kind " + kind + " QP " + qp.qpn + " opcode " + opcode + " PSN " + psn;
+        }
+    }
+
+    /** An inbound READ the stand-in responder holds. */
+    private static final class InRead {
+        long va;
+        int rkey;
+        long length;
+        int psn;
+        int packets;
+        int built;
+    }
+
+    /** One QP as the stand-ins see it. */
+    private static final class QpState {
+        final Qp qp;
+        final ArrayDeque<Wr> posted = new ArrayDeque<>();
+        Wr current;
+        int k;
+        int nextPsn;
+        int ackSyndrome = Aeth.ack(Aeth.CREDITS_INVALID);
+        final List<InRead> reads = new ArrayList<>();
+        int ird;
+        int answered;
+        boolean windowClosed;
+
+        QpState(Qp qp) {
+            this.qp = qp;
+        }
+    }
+
+    private static final class Rig implements SendScheduler.Requester, ResponderReplies, Transmitter.Requests,
+            Acceptor<Frame> {
+        final SplittableRandom rnd;
+        final BlockHarness h;
+        final KeyUnit keys;
+        final SendScheduler scheduler;
+        final Transmitter tx;
+        final EthernetLink link;
+        final int mtu;
+        final int packetCycles;
+        final int maxSge;
+        final int maxInline;
+        final List<Region> regions = new ArrayList<>();
+        final Map<Integer, QpState> states = new HashMap<>();
+        final Map<Integer, QpState> byRemote = new HashMap<>();
+        /** Packets in the order their slots were taken; {@code seen} of them have arrived at the sink. */
+        final List<Packet> taken = new ArrayList<>();
+        final ArrayDeque<Packet> requestsUnsent = new ArrayDeque<>();
+        int seen;
+        final RoceReader reader = new RoceReader();
+        final ArrayDeque<Frame> heldFrames = new ArrayDeque<>();
+        final Event releaseFrame;
+        final Event retryDelivery;
+        long lastStartPs = Long.MIN_VALUE;
+        int refusals;
+        int keyWaits;
+        int acksTaken;
+        /** Chance in 16 that the sink refuses a delivery (0: never), and the most it holds a frame's buffer (ps). */
+        int refuseIn16;
+        long holdMax = 2_000_000;
+
+        /** A transmitter of {@code slots} slots and the given MTU, sending from {@code buffers} link buffers. */
+        Rig(long seed, SplittableRandom rnd, int slots, int mtu, int buffers) {
+            this(seed, rnd, slots, mtu, buffers, 0);
+        }
+
+        /** As above, with {@code sges} SGEs a message at most (0: 1 to 4, at random). */
+        Rig(long seed, SplittableRandom rnd, int slots, int mtu, int buffers, int sges) {
+            this.rnd = rnd;
+            h = new BlockHarness(seed, BlockHarness.randomPcie(rnd));
+            this.mtu = mtu;
+            // A 400 Gb/s line sends the largest frame within the packetizer's cycles: frames start when it says.
+            packetCycles = 48 + rnd.nextInt(32);
+            maxSge = sges > 0 ? sges : 1 + rnd.nextInt(4);
+            maxInline = 64 << rnd.nextInt(3);
+            link = EthernetLink.cable(h.sim, "wire", new EthernetLink.Config(400, rnd.nextLong(100_000), buffers));
+            long ctx = h.mem.allocate((long) MAX_KEYS * KeyUnit.CONTEXT_BYTES, 4096);
+            keys = new KeyUnit(h.top, new KeyUnit.Params(MAX_KEYS, 4 * (1 + rnd.nextInt(3)), 4, 8 * (1 + rnd.nextInt(4)), 8,
+                    SetAssocCache.Policy.LRU), h.mem, ctx, h.port("keyFill", 16, KeyUnit.MAX_FILLS), h.work);
+            scheduler = new SendScheduler(h);
+            tx = new Transmitter(h.top, new Transmitter.Params(slots, Math.max(4, maxSge + 2), packetCycles, mtu),
+                    h.clock, h.work, h, keys, h.link.dma().addChannel("payload", 1 + rnd.nextInt(16)), this, scheduler, MAC, IP);
+            scheduler.connect(this);
+            tx.connect(this, () -> { });
+            tx.attach(link.a());
+            keys.addWaiter(tx::pump);
+            link.b().connectReceiver(this);
+            releaseFrame = h.sim.event("sink.release", this::releaseOne);
+            retryDelivery = h.sim.event("sink.retry", () -> link.b().retryDelivery());
+            for (int r = 0; r < 3; r++) {
+                register(r + 1, 12 + rnd.nextInt(2), 4096L * (4 + rnd.nextInt(12))); // more than 3 MTUs
+            }
+        }
+
+        /** Registers a region at a page-unaligned VA over scattered pages of random bytes, for local and remote reads. */
+        void register(int index, int logPage, long length) {
+            long pageSize = 1L << logPage;
+            long va = (0x7f00_0000_0000L + rnd.nextLong(1L << 30)) & -8L;
+            long base = va & -pageSize;
+            int n = (int) ((va + length - 1 - base) >>> logPage) + 1;
+            long[] pages = new long[n];
+            for (int i = 0; i < n; i++) {
+                if (rnd.nextBoolean()) {
+                    h.mem.allocate(pageSize * (1 + rnd.nextInt(3)), pageSize);
+                }
+                pages[i] = h.mem.allocate(pageSize, pageSize);
+                byte[] fill = new byte[(int) pageSize];
+                rnd.nextBytes(fill);
+                h.mem.write(pages[i], fill, 0, fill.length);
+            }
+            long mtt = h.mem.allocate(8L * n, 64);
+            byte[] e = new byte[8 * n];
+            for (int i = 0; i < n; i++) {
+                BigEndian.putI64(e, 8 * i, pages[i]);
+            }
+            h.mem.write(mtt, e, 0, e.length);
+            int key = index << 8 | (0x11 * index);
+            keys.writeContext(key, 1, AccessFlags.REMOTE_READ, logPage, va, length, mtt, true);
+            regions.add(new Region(key, logPage, va, length, pages));
+        }
+
+        QpState addQp(int qpn) {
+            Qp qp = h.addQp(qpn, 4, 4, 1, 0, maxSge, maxInline);
+            qp.remoteQpn = 0x100 + qpn * 3;
+            qp.peerMac = 0x02_00_00_00_01_00L + qpn;
+            qp.peerIp = 0x0A00_0100 + qpn;
+            QpState q = new QpState(qp);
+            q.nextPsn = rnd.nextInt(1 << 24);
+            q.ird = 1 + rnd.nextInt(4);
+            qp.resp.transport().reset(rnd.nextInt(1 << 24), true, true);
+            states.put(qpn, q);
+            byRemote.put(qp.remoteQpn, q);
+            return q;
+        }
+
+        QpState state(Qp qp) {
+            return states.get(qp.qpn);
+        }
+
+        /** The bytes of [va, va + len) of the region holding them, from host memory. */
+        byte[] bytes(long va, int len) {
+            byte[] out = new byte[len];
+            for (Region r : regions) {
+                if (va >= r.va() && va + len <= r.va() + r.length()) {
+                    for (int i = 0; i < len; i++) {
+                        out[i] = h.mem.getByte(r.pa(va + i));
+                    }
+                    return out;
+                }
+            }
+            throw new AssertionError("no region holds " + Long.toHexString(va) + "+" + len);
+        }
+
+        /** A range of {@code len} bytes inside a random region: {va, key}. */
+        long[] range(long len) {
+            Region r = regions.get(rnd.nextInt(regions.size()));
+            return new long[] {r.va() + rnd.nextLong(r.length() - len + 1), r.key()};
+        }
+
+        // ------------------------------------------------------------ the stand-in requester transport
+
+        /** Posts a random message to the QP: SEND or WRITE (with or without immediate, gathered or inline) or READ. */
+        void post(QpState q) {
+            Wr w = new Wr(maxSge, maxInline);
+            w.clear();
+            int[] ops = {WqeOpcode.SEND, WqeOpcode.SEND_IMM, WqeOpcode.RDMA_WRITE, WqeOpcode.RDMA_WRITE_IMM, WqeOpcode.RDMA_READ};
+            w.opcode = ops[rnd.nextInt(ops.length)];
+            long len = rnd.nextInt(6) == 0 ? 0 : 1 + rnd.nextInt(rnd.nextBoolean() ? 3 * mtu : 200);
+            w.length = len;
+            w.solicited = rnd.nextBoolean();
+            w.immediate = rnd.nextInt();
+            w.remoteAddress = rnd.nextLong(1L << 48);
+            w.rkey = rnd.nextInt();
+            if (w.opcode != WqeOpcode.RDMA_READ && len > 0 && len <= maxInline && rnd.nextInt(3) == 0) {
+                w.inline = true;
+                for (int i = 0; i < len; i++) {
+                    w.inlineData[i] = (byte) rnd.nextInt();
+                }
+            } else if (len > 0) {
+                // Split the message over 1..maxSge SGEs, each inside one region.
+                int n = (int) Math.min(len, 1 + rnd.nextInt(maxSge));
+                long left = len;
+                for (int i = 0; i < n; i++) {
+                    long l = i == n - 1 ? left : 1 + rnd.nextLong(left - (n - 1 - i));
+                    long[] at = range(l);
+                    w.sgeAddr[i] = at[0];
+                    w.sgeLen[i] = (int) l;
+                    w.sgeKey[i] = (int) at[1];
+                    left -= l;
+                }
+                w.sgeCount = n;
+            }
+            w.packets = (int) Math.max(1, (len + mtu - 1) / mtu);
+            w.firstPsn = q.nextPsn;
+            q.nextPsn = Psn.add(q.nextPsn, w.packets);
+            q.posted.add(w);
+            scheduler.add(q.qp);
+            tx.pump();
+        }
+
+        /** The message bytes [off, off + len) of {@code w}, from its inline data or its SGEs in host memory. */
+        byte[] message(Wr w, int off, int len) {
+            if (w.inline) {
+                return Arrays.copyOfRange(w.inlineData, off, off + len);
+            }
+            byte[] out = new byte[len];
+            long pos = 0;
+            for (int i = 0; i < w.sgeCount; i++) {
+                long a = Math.max(off, pos);
+                long b = Math.min(off + len, pos + w.sgeLen[i]);
+                if (a < b) {
+                    System.arraycopy(bytes(w.sgeAddr[i] + (a - pos), (int) (b - a)), 0, out, (int) (a - off), (int) (b - a));
+                }
+                pos += w.sgeLen[i];
+            }
+            return out;
+        }
+
+        static int requestOpcode(Wr w, int k) {
+            boolean first = k == 0;
+            boolean last = k == w.packets - 1;
+            return switch (w.opcode) {
+                case WqeOpcode.RDMA_READ -> Opcode.RDMA_READ_REQUEST;
+                case WqeOpcode.RDMA_WRITE -> first && last ? Opcode.RDMA_WRITE_ONLY : first ? Opcode.RDMA_WRITE_FIRST
+                        : last ? Opcode.RDMA_WRITE_LAST : Opcode.RDMA_WRITE_MIDDLE;
+                case WqeOpcode.RDMA_WRITE_IMM -> first && last ? Opcode.RDMA_WRITE_ONLY_IMM : first ? Opcode.RDMA_WRITE_FIRST
+                        : last ? Opcode.RDMA_WRITE_LAST_IMM : Opcode.RDMA_WRITE_MIDDLE;
+                case WqeOpcode.SEND -> first && last ? Opcode.SEND_ONLY : first ? Opcode.SEND_FIRST
+                        : last ? Opcode.SEND_LAST : Opcode.SEND_MIDDLE;
+                default -> first && last ? Opcode.SEND_ONLY_IMM : first ? Opcode.SEND_FIRST
+                        : last ? Opcode.SEND_LAST_IMM : Opcode.SEND_MIDDLE;
+            };
+        }
+
+        @Override
+        public int nextRequestPacket(Qp qp) {
+            QpState q = state(qp);
+            if (q.windowClosed) {
+                return 0;
+            }
+            if (q.current == null) {
+                q.current = q.posted.poll();
+                q.k = 0;
+                if (q.current == null) {
+                    return 0;
+                }
+            }
+            if (rnd.nextInt(12) == 0) {
+                // The window is full for now: the QP leaves the round until an ACK opens it.
+                q.windowClosed = true;
+                h.sim.event("window" + qp.qpn, () -> {
+                    q.windowClosed = false;
+                    scheduler.add(qp);
+                    tx.pump();
+                }).scheduleIn(rnd.nextLong(1_000_000));
+                return 0;
+            }
+            Wr w = q.current;
+            boolean read = w.opcode == WqeOpcode.RDMA_READ;
+            int k = q.k;
+            int last = read ? 0 : w.packets - 1;
+            boolean ackRequest = k == last || rnd.nextInt(6) == 0;
+            int psn = Psn.add(w.firstPsn, k);
+            int st = tx.buildRequest(qp, w, k, psn, ackRequest);
+            if (st == KeyUnit.WAIT) {
+                keyWaits++;
+                return -1;
+            }
+            assertThat(st).as("QP %d: key check of a registered range", qp.qpn).isEqualTo(KeyUnit.OK);
+            Packet p = new Packet();
+            p.kind = KIND_REQUEST;
+            p.qp = qp;
+            p.opcode = requestOpcode(w, k);
+            p.psn = psn;
+            p.ackRequest = ackRequest;
+            p.solicited = w.solicited && k == w.packets - 1;
+            p.immediate = w.immediate;
+            p.rethVa = w.remoteAddress;
+            p.rethKey = w.rkey;
+            p.rethLength = (int) w.length;
+            int len = read ? 0 : (int) Math.min(mtu, w.length - (long) k * mtu);
+            p.payload = message(w, k * mtu, len);
+            taken.add(p);
+            requestsUnsent.add(p);
+            tx.commitRequest();
+            q.k++;
+            if (q.k > last) {
+                q.current = null;
+            }
+            return q.current != null || !q.posted.isEmpty() ? 1 : 0;
+        }
+
+        @Override
+        public void packetSent(Qp qp, long t) {
+            Packet p = requestsUnsent.poll();
+            assertThat(p).as("a request packet sent that was never built").isNotNull();
+            assertThat(p.qp).as("request packets are handed to the MAC in slot order").isSameAs(qp);
+            p.sentPs = t;
+        }
+
+        // ------------------------------------------------------------ the stand-in responder
+
+        void owe(QpState q) {
+            int[] syndromes = {Aeth.ack(Aeth.CREDITS_INVALID), Aeth.ack(Aeth.CREDITS_INVALID), Aeth.rnrNak(1 + rnd.nextInt(30)),
+                Aeth.nak(0), Aeth.nak(2)};
+            q.ackSyndrome = syndromes[rnd.nextInt(syndromes.length)];
+            var rsp = q.qp.resp.transport();
+            if (rnd.nextInt(4) == 0) {
+                rsp.reset(rnd.nextInt(1 << 24), true, true);
+            }
+            // Messages received since: the expected PSN and the MSN the ACK carries move on.
+            for (int n = rnd.nextInt(4); n > 0; n--) {
+                rsp.accept(RequestKind.SEND, Position.ONLY, 1);
+            }
+            tx.queueAck(q.qp);
+        }
+
+        /** Holds a new inbound READ of a registered range, if the QP's IRD has room. */
+        void inboundRead(QpState q) {
+            if (q.reads.size() >= q.ird || tx.readQueueFull()) {
+                return;
+            }
+            InRead r = new InRead();
+            r.length = rnd.nextInt(8) == 0 ? 0 : 1 + rnd.nextInt(rnd.nextBoolean() ? 3 * mtu : 300);
+            long[] at = range(r.length);
+            r.va = at[0];
+            r.rkey = (int) at[1];
+            r.psn = rnd.nextInt(1 << 24);
+            r.packets = (int) Math.max(1, (r.length + mtu - 1) / mtu);
+            q.reads.add(r);
+            tx.queueReadResponse(q.qp);
+        }
+
+        @Override
+        public int takeAck(Qp qp) {
+            QpState q = state(qp);
+            int syn = q.ackSyndrome;
+            q.ackSyndrome = Aeth.ack(Aeth.CREDITS_INVALID);
+            var rsp = qp.resp.transport();
+            Packet p = new Packet();
+            p.kind = KIND_ACK;
+            p.qp = qp;
+            p.opcode = Opcode.ACKNOWLEDGE;
+            p.syndrome = syn;
+            p.msn = rsp.msn();
+            p.psn = syn == Aeth.ack(Aeth.CREDITS_INVALID) ? Psn.add(rsp.expectedPsn(), -1) : rsp.expectedPsn();
+            p.payload = new byte[0];
+            taken.add(p);
+            acksTaken++;
+            return syn;
+        }
+
+        @Override
+        public int reads(Qp qp) {
+            return state(qp).reads.size();
+        }
+
+        @Override
+        public long readVa(Qp qp, int i) {
+            return state(qp).reads.get(i).va;
+        }
+
+        @Override
+        public int readRkey(Qp qp, int i) {
+            return state(qp).reads.get(i).rkey;
+        }
+
+        @Override
+        public long readLength(Qp qp, int i) {
+            return state(qp).reads.get(i).length;
+        }
+
+        /** Asked once as each response packet takes its slot: the packet is logged in slot order here. */
+        @Override
+        public int readPsn(Qp qp, int i) {
+            InRead r = state(qp).reads.get(i);
+            int k = r.built++;
+            assertThat(k).as("QP %d: READ %d built past its %d responses", qp.qpn, i, r.packets).isLessThan(r.packets);
+            Packet p = new Packet();
+            p.kind = KIND_READ_RESPONSE;
+            p.qp = qp;
+            p.opcode = r.packets == 1 ? Opcode.RDMA_READ_RESPONSE_ONLY : k == 0 ? Opcode.RDMA_READ_RESPONSE_FIRST
+                    : k == r.packets - 1 ? Opcode.RDMA_READ_RESPONSE_LAST : Opcode.RDMA_READ_RESPONSE_MIDDLE;
+            p.psn = Psn.add(r.psn, k);
+            p.syndrome = Aeth.ack(Aeth.CREDITS_INVALID);
+            p.msn = qp.resp.transport().msn();
+            int len = (int) Math.min(mtu, r.length - (long) k * mtu);
+            p.payload = len > 0 ? bytes(r.va + (long) k * mtu, len) : new byte[0];
+            taken.add(p);
+            return r.psn;
+        }
+
+        @Override
+        public int readPackets(Qp qp, int i) {
+            return state(qp).reads.get(i).packets;
+        }
+
+        @Override
+        public void readAnswered(Qp qp) {
+            QpState q = state(qp);
+            assertThat(q.reads).as("QP %d: a READ answered that was not held", qp.qpn).isNotEmpty();
+            InRead r = q.reads.remove(0);
+            assertThat(r.built).as("QP %d: READ answered before all its responses were built", qp.qpn).isEqualTo(r.packets);
+            q.answered++;
+        }
+
+        // ------------------------------------------------------------ the sink at the far end of the link
+
+        @Override
+        public boolean accept(Frame f) {
+            if (rnd.nextInt(16) < refuseIn16) {
+                refusals++;
+                if (!retryDelivery.scheduled()) {
+                    retryDelivery.scheduleIn(rnd.nextLong(holdMax + 1));
+                }
+                return false;
+            }
+            check(f);
+            heldFrames.add(f);
+            if (!releaseFrame.scheduled()) {
+                releaseFrame.scheduleIn(rnd.nextLong(holdMax + 1));
+            }
+            return true;
+        }
+
+        void releaseOne() {
+            int n = 1 + rnd.nextInt(3);
+            while (n-- > 0 && !heldFrames.isEmpty()) {
+                heldFrames.poll().release();
+            }
+            if (!heldFrames.isEmpty()) {
+                releaseFrame.scheduleIn(rnd.nextLong(holdMax + 1));
+            }
+        }
+
+        /** The frame is the next packet in slot order, with every field and payload byte it should have. */
+        void check(Frame f) {
+            assertThat(reader.wrap(f.data(), f.length())).isEqualTo(FrameCheck.VALID);
+            assertThat(seen).as("a frame beyond the %d packets whose slots were taken", taken.size()).isLessThan(taken.size());
+            Packet p = taken.get(seen++);
+            String what = "frame " + (seen - 1) + " (" + p + ")";
+            QpState q = byRemote.get(reader.destQp());
+            assertThat(q).as("%s: destination QP %d", what, reader.destQp()).isNotNull();
+            assertThat(q.qp).as(what).isSameAs(p.qp);
+            assertThat(reader.opcode()).as("%s: opcode", what).isEqualTo(p.opcode);
+            assertThat(reader.psn()).as("%s: PSN", what).isEqualTo(p.psn);
+            assertThat(reader.ackRequest()).as("%s: ack request", what).isEqualTo(p.ackRequest);
+            assertThat(reader.solicited()).as("%s: solicited", what).isEqualTo(p.solicited);
+            assertThat(reader.dstMac()).isEqualTo(p.qp.peerMac);
+            assertThat(reader.srcMac()).isEqualTo(MAC);
+            assertThat(reader.srcIp()).isEqualTo(IP);
+            assertThat(reader.dstIp()).isEqualTo(p.qp.peerIp);
+            assertThat(reader.udpDestinationPort()).isEqualTo(RoceLayout.ROCEV2_PORT);
+            assertThat(reader.udpSourcePort()).isEqualTo(RoceWriter.entropyPort(p.qp.qpn, p.qp.remoteQpn));
+            assertThat(reader.hasReth()).isEqualTo(Opcode.hasReth(p.opcode));
+            if (reader.hasReth()) {
+                assertThat(reader.rethVirtualAddress()).as("%s: RETH VA", what).isEqualTo(p.rethVa);
+                assertThat(reader.rethRkey()).isEqualTo(p.rethKey);
+                assertThat(reader.rethDmaLength()).isEqualTo(p.rethLength);
+            }
+            assertThat(reader.hasAeth()).isEqualTo(Opcode.hasAeth(p.opcode));
+            if (reader.hasAeth()) {
+                assertThat(reader.aethSyndrome()).as("%s: AETH syndrome", what).isEqualTo(p.syndrome);
+                assertThat(reader.aethMsn()).as("%s: AETH MSN", what).isEqualTo(p.msn & 0xFF_FFFF);
+            }
+            if (reader.hasImmediate()) {
+                assertThat(reader.immediate()).isEqualTo(p.immediate);
+            }
+            byte[] payload = Arrays.copyOfRange(reader.bytes(), reader.payloadOffset(),
+                    reader.payloadOffset() + reader.payloadLength());
+            assertThat(payload).as("%s: payload", what).isEqualTo(p.payload);
+            if (refuseIn16 > 0) {
+                return; // a refused delivery stalls the line: frames start later than the transmitter said
+            }
+            // The line is faster than the packetizer and never stalls: each frame starts at its ready time.
+            if (p.kind == KIND_REQUEST) {
+                assertThat(f.txStartPs()).as("%s: the requester heard of it as it left", what).isEqualTo(p.sentPs);
+            }
+            if (lastStartPs != Long.MIN_VALUE) {
+                assertThat(f.txStartPs() - lastStartPs).as("%s: packetizer cycles after the previous frame", what)
+                        .isGreaterThanOrEqualTo(packetCycles * NIC_CYCLE_PS);
+            }
+            lastStartPs = f.txStartPs();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+    void everyPacketLeavesOnceInSlotOrderWithItsBytes(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int[] mtus = {256, 512, 1024, 4096};
+        Rig rig = new Rig(seed, rnd, 1 + rnd.nextInt(16), mtus[rnd.nextInt(mtus.length)], 1 + rnd.nextInt(8));
+        rig.refuseIn16 = rnd.nextBoolean() ? 0 : 1 + rnd.nextInt(3);
+        int qpCount = 1 + rnd.nextInt(4);
+        List<QpState> qs = new ArrayList<>();
+        for (int i = 0; i < qpCount; i++) {
+            qs.add(rig.addQp(20 + i));
+        }
+        int[] work = {200 + rnd.nextInt(100)};
+        Event[] ev = new Event[1];
+        ev[0] = rig.h.sim.event("workload", () -> {
+            int n = 1 + rnd.nextInt(3);
+            while (n-- > 0 && work[0] > 0) {
+                QpState q = qs.get(rnd.nextInt(qs.size()));
+                int what = rnd.nextInt(10);
+                if (what < 5) {
+                    rig.post(q);
+                } else if (what < 8) {
+                    rig.owe(q);
+                } else {
+                    rig.inboundRead(q);
+                }
+                work[0]--;
+            }
+            if (work[0] > 0) {
+                ev[0].scheduleIn(rnd.nextInt(3) == 0 ? rnd.nextLong(3_000_000) : rnd.nextLong(200_000));
+            }
+        });
+        ev[0].schedule(0);
+        rig.h.sim.runUntil(2_000_000_000_000L);
+
+        assertThat(rig.seen).as("every packet whose slot was taken arrived").isEqualTo(rig.taken.size());
+        assertThat(rig.requestsUnsent).isEmpty();
+        for (QpState q : qs) {
+            assertThat(q.posted).as("QP %d: every posted message sent", q.qp.qpn).isEmpty();
+            assertThat(q.current).isNull();
+            assertThat(q.reads).as("QP %d: every inbound READ answered", q.qp.qpn).isEmpty();
+            assertThat(rig.tx.busyWith(q.qp)).isFalse();
+            assertThat(rig.scheduler.busyWith(q.qp)).isFalse();
+        }
+        assertThat(rig.taken).extracting(p -> p.kind).contains(KIND_REQUEST, KIND_ACK);
+        assertThat(BlockHarness.counter(rig.tx, "packets")).isEqualTo(rig.taken.size());
+        assertThat(rig.link.a().freeBuffers()).isEqualTo(rig.link.a().bufferCount());
+    }
+    /**
+     * With every slot taken and an ACK, READ responses and requests all waiting, the freed slots go to the ACKs
+     * first, then to the READ responses, then to the requests of the round.
+     */
+    @Test
+    void acksGoFirstThenReadResponsesThenRequests() {
+        Rig rig = new Rig(11, new SplittableRandom(11), 2, 256, 1);
+        rig.holdMax = 1_000_000_000; // the sink keeps the one link buffer for up to a millisecond
+        QpState a = rig.addQp(20);
+        QpState b = rig.addQp(21);
+        QpState c = rig.addQp(22);
+        QpState d = rig.addQp(23);
+        for (int i = 0; i < 4; i++) {
+            rig.post(a);
+        }
+        rig.h.sim.runUntil(20_000_000); // the first frame is out and held; both slots are taken behind it
+        int before = rig.taken.size();
+        assertThat(before).isGreaterThanOrEqualTo(2);
+        rig.post(b);
+        rig.owe(c);
+        d.ird = 2;
+        rig.inboundRead(d);
+        rig.inboundRead(d);
+        rig.owe(b);
+        int responses = d.reads.get(0).packets + d.reads.get(1).packets;
+        assertThat(rig.taken).as("nothing more fits now").hasSize(before);
+        rig.h.sim.runUntil(2_000_000_000_000L);
+
+        List<Integer> kinds = rig.taken.subList(before, rig.taken.size()).stream().map(p -> p.kind).toList();
+        int firstRequest = kinds.indexOf(KIND_REQUEST);
+        assertThat(kinds.subList(0, 2)).as("the two ACKs first").containsOnly(KIND_ACK);
+        assertThat(kinds.subList(2, firstRequest)).as("then every READ response").containsOnly(KIND_READ_RESPONSE)
+                .hasSize(responses);
+        assertThat(kinds.subList(firstRequest, kinds.size())).as("then the requests").containsOnly(KIND_REQUEST);
+        assertThat(d.answered).isEqualTo(2);
+        assertThat(rig.seen).isEqualTo(rig.taken.size());
+    }
+    /**
+     * A 4 KiB SEND gathered from four SGEs that each cross a page boundary needs eight DMA reads, but a slot has
+     * {@code max(4, SGEs + 2)} of them (the profile's {@code Params.of} gives the same): the transmitter stops with
+     * an internal error instead of sending the packet. Enabled once the slot's read count covers page splits.
+     */
+    @Disabled("known bug: a transmit slot has too few DMA reads for SGEs that each cross a page (InvariantViolation)")
+    @Test
+    void aPacketGatheredFromSgesThatEachCrossAPageLeaves() {
+        Rig rig = new Rig(12, new SplittableRandom(12), 4, 4096, 4, 4);
+        QpState q = rig.addQp(20);
+        rig.register(4, 12, 8 * 4096);
+        Region r = rig.regions.get(3);
+        Wr w = new Wr(4, 64);
+        w.clear();
+        w.opcode = WqeOpcode.SEND;
+        w.length = 4096;
+        long pageSize = 1L << r.logPage();
+        long firstPageEnd = (r.va() & -pageSize) + pageSize;
+        for (int i = 0; i < 4; i++) {
+            // Each SGE starts 100 bytes before the end of a page of the region: its 1024 bytes are two DMA pieces.
+            w.sgeAddr[i] = firstPageEnd + i * pageSize - 100;
+            w.sgeLen[i] = 1024;
+            w.sgeKey[i] = r.key();
+        }
+        w.sgeCount = 4;
+        w.packets = 1;
+        w.firstPsn = q.nextPsn;
+        q.posted.add(w);
+        rig.scheduler.add(q.qp);
+        rig.tx.pump();
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.seen).as("the packet left, with its bytes").isEqualTo(1);
+    }
+}
