@@ -153,7 +153,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     private final WorkClock work;
     private final QpTable qps;
     private final WqeCredits credits;
-    private final WqeFetchEngine fetch;
+    /** The fetch engine's signals: requests retired (room in the ring), a request's last packet queued. */
+    private final Consumer<Qp> fetchRequeue;
+    private final Consumer<Qp> fetchSentOne;
     private final CqeWriter cqe;
     private final SendScheduler scheduler;
     private final Retirements retirements;
@@ -168,13 +170,15 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     private final Counter timeouts;
 
     RequesterTransport(Module parent, Params params, WorkClock work, QpTable qps, WqeCredits credits,
-            WqeFetchEngine fetch, CqeWriter cqe, SendScheduler scheduler, Retirements retirements) {
+            Consumer<Qp> fetchRequeue, Consumer<Qp> fetchSentOne, CqeWriter cqe, SendScheduler scheduler,
+            Retirements retirements) {
         super(parent, "req");
         this.params = params;
         this.work = work;
         this.qps = qps;
         this.credits = credits;
-        this.fetch = fetch;
+        this.fetchRequeue = fetchRequeue;
+        this.fetchSentOne = fetchSentOne;
         this.cqe = cqe;
         this.scheduler = scheduler;
         this.retirements = retirements;
@@ -284,7 +288,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             // Its last responses came in while it waited to be asked again: there is nothing left to ask.
             w.packetsQueued = w.packets;
             qp.req.sent++;
-            fetch.sentOne(qp);
+            fetchSentOne.accept(qp);
             return qp.req.sent < qp.req.count ? 1 : 0;
         }
         // A READ asked again asks from its first missing response on (the responder answers a duplicate READ
@@ -322,7 +326,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         w.packetsQueued = read ? w.packets : k + 1;
         if (w.packetsQueued == w.packets) {
             qp.req.sent++;
-            fetch.sentOne(qp);
+            fetchSentOne.accept(qp);
         }
         tx.commitRequest();
         return qp.req.sent < qp.req.count ? 1 : 0;
@@ -405,7 +409,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             } else {
                 stopTimer(qp);
             }
-            fetch.requeue(qp);
+            fetchRequeue.accept(qp);
             queue(qp);
         }
     }
