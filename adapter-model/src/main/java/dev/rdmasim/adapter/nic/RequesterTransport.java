@@ -704,8 +704,13 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         flush(qp);
     }
 
-    /** Retires every request of a QP in error, each with its syndrome (earlier ones succeed). */
+    /**
+     * Retires every request of a QP in error, each with its syndrome (flushed unless it has its own error). The
+     * ring's room is announced like an acknowledgement's, so WQEs still to be fetched or parsed come through and
+     * are flushed in turn.
+     */
     private void flush(Qp qp) {
+        boolean retiredAny = false;
         while (qp.req.count > 0) {
             Wr w = qp.req.wr(0);
             int syn = w.syndrome;
@@ -713,8 +718,12 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
                 qp.req.sent = 1; // Not yet sent: still completes, flushed.
             }
             if (!retireHead(qp, syn == 0 ? CqeSyndrome.WR_FLUSH : syn)) {
-                return;
+                break;
             }
+            retiredAny = true;
+        }
+        if (retiredAny) {
+            fetchRequeue.accept(qp);
         }
     }
 }
