@@ -475,15 +475,16 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             return;
         }
         if (kind == Aeth.KIND_RNR_NAK) {
+            // Resend from the refused PSN only after the RNR delay, without spending a retry. The wait starts
+            // before the acknowledgement of the PSNs ahead of it (which may open the window) and before the
+            // rewind, either of which would otherwise send at once.
+            qp.req.rnrWaiting = true;
             acknowledge(qp, Psn.add(psn, -1));
             // An RNR retry count of 7 means retry forever (InfiniBand convention).
             if (qp.req.rnrRetriesLeft != INFINITE_RNR_RETRY && --qp.req.rnrRetriesLeft < 0) {
                 failAt(qp, psn, CqeSyndrome.RNR_RETRY_EXC);
                 return;
             }
-            // Resend from the refused PSN only after the RNR delay, without spending a retry. The wait starts
-            // before the rewind, which would otherwise resend at once.
-            qp.req.rnrWaiting = true;
             rewind(qp, psn);
             restartTimer(qp, params.rnrTimerPs());
             return;

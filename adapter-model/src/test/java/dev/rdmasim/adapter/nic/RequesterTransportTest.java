@@ -790,6 +790,28 @@ class RequesterTransportTest {
     }
 
     /**
+     * An RNR NAK that also acknowledges earlier PSNs opens the window: the request waiting behind it must still
+     * wait for the RNR delay rather than go out at once, ahead of the refused PSN it follows.
+     */
+    @Test
+    void nothingLeavesDuringAnRnrWaitEvenWhenTheNakOpensTheWindow() {
+        Rig rig = manualRig(2, 8);
+        QpModel q = rig.models.get(0);
+        postSend(rig, q, true);
+        postSend(rig, q, true);
+        postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).as("two PSNs in the window").containsExactly(100, 101);
+        long nakAt = rig.h.sim.now();
+        answer(rig, q, 101, Aeth.rnrNak(1)); // 100 acknowledged, 101 refused
+        runFor(rig, rig.params.rnrTimerPs() - 1);
+        assertThat(psns(rig)).as("nothing during the RNR wait").containsExactly(100, 101);
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).as("after it, from the refused PSN on").containsExactly(100, 101, 101, 102);
+        assertThat(rig.h.sim.now()).isGreaterThan(nakAt + rig.params.rnrTimerPs());
+    }
+
+    /**
      * A QP fails with its ring full and more WQEs waiting upstream: the flush frees the ring, and the fetch engine
      * must hear of it (requeue), or the waiting WQEs are never parsed and never completed.
      */
