@@ -608,8 +608,10 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         }
     }
 
+    /** Stops the timer, and with it an RNR wait it was timing: nothing is left to resend. */
     private void stopTimer(Qp qp) {
         qp.req.deadline = Long.MAX_VALUE;
+        qp.req.rnrWaiting = false;
     }
 
     /** The retransmission timer event fired: act if the deadline has really passed. */
@@ -622,11 +624,14 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             return;
         }
         qp.req.deadline = Long.MAX_VALUE;
+        // An RNR wait ends when its delay does, even with nothing left to resend (a stale RNR NAK): a wait left
+        // set would hold back every later request of the QP.
+        boolean rnrWaited = qp.req.rnrWaiting;
+        qp.req.rnrWaiting = false;
         if (qp.req.count == 0 || qp.state() != QpState.READY_TO_SEND) {
             return;
         }
-        if (qp.req.rnrWaiting) {
-            qp.req.rnrWaiting = false;
+        if (rnrWaited) {
             restartTimer(qp, params.ackTimeoutPs());
             queue(qp);
             return;

@@ -790,6 +790,29 @@ class RequesterTransportTest {
     }
 
     /**
+     * A stale RNR NAK, for a PSN already acknowledged (a reordered or duplicated frame), arrives with nothing in
+     * flight. The RNR wait it starts must end, or the QP never sends again.
+     */
+    @Test
+    void aStaleRnrNakWithNothingInFlightDoesNotStallTheQp() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        postSend(rig, q, false);
+        runFor(rig, 2_000 * PS_PER_NS);
+        answer(rig, q, 100, Aeth.ack(0));
+        answer(rig, q, 100, Aeth.rnrNak(1));
+        runFor(rig, 100_000 * PS_PER_NS);
+        Req b = postSend(rig, q, false);
+        runFor(rig, 10_000 * PS_PER_NS);
+        assertThat(psns(rig)).as("the next request is sent").containsExactly(100, 101);
+        answer(rig, q, 101, Aeth.ack(0));
+        runFor(rig, 100_000 * PS_PER_NS);
+        assertThat(b.reported).isTrue();
+        assertThat(rig.req.busyWith(q.qp)).isFalse();
+        assertThat(q.qp.req.deadline()).isEqualTo(-1);
+    }
+
+    /**
      * An RNR NAK that also acknowledges earlier PSNs opens the window: the request waiting behind it must still
      * wait for the RNR delay rather than go out at once, ahead of the refused PSN it follows.
      */
