@@ -374,8 +374,13 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         }
         psn = qp.req.ackedPsn;
         boolean progress = false;
-        while (qp.req.count > 0 && qp.req.sent > 0) {
+        while (qp.req.count > 0) {
             Wr w = qp.req.wr(0);
+            if (qp.req.sent == 0 && w.syndrome != 0) {
+                break; // A WQE that failed validation fails the QP when its turn comes.
+            }
+            // A request rewound and not yet sent again retires too: the responder acknowledged its PSNs, and
+            // waiting for a second acknowledgement of the copy to come would spend retries on it if that is lost.
             boolean read = w.opcode == WqeOpcode.RDMA_READ;
             if (Psn.diff(w.lastPsn(), psn) > 0 || (read && (w.responses < w.packets || w.pendingWrites > 0))) {
                 break;
@@ -448,7 +453,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         }
         qp.req.head = qp.req.head + 1 == qp.req.wrs.length ? 0 : qp.req.head + 1;
         qp.req.count--;
-        qp.req.sent--;
+        if (qp.req.sent > 0) {
+            qp.req.sent--;
+        }
         return true;
     }
 

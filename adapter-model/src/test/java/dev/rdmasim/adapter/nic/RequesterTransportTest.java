@@ -790,6 +790,34 @@ class RequesterTransportTest {
     }
 
     /**
+     * A SEND's first copy is refused (RNR NAK) and a copy sent again at a timeout is accepted, so its ACK arrives
+     * during the RNR wait, after the rewind. The ACK completes the SEND without resending it (were it resent and
+     * the answer to the duplicate lost, timeouts would spend the retries on a request already acknowledged), and
+     * with the ring empty the RNR wait is over: the next request goes out at once.
+     */
+    @Test
+    void anAckDuringAnRnrWaitCompletesTheRewoundRequestAndEndsTheWait() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req a = postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        answer(rig, q, 100, Aeth.rnrNak(1));
+        answer(rig, q, 100, Aeth.ack(0));
+        Req b = postSend(rig, q, false);
+        runFor(rig, 1_000 * PS_PER_NS); // less than the RNR delay
+        assertThat(psns(rig)).as("the SEND is not resent; the next request goes out").containsExactly(100, 101);
+        answer(rig, q, 101, Aeth.ack(0));
+        runFor(rig, 400_000 * PS_PER_NS); // many ACK timeouts
+        assertThat(q.qp.state()).as("acknowledged requests do not exhaust the retries").isEqualTo(QpState.READY_TO_SEND);
+        assertThat(a.reported && b.reported).isTrue();
+        assertThat(a.syndrome).isZero();
+        assertThat(b.syndrome).isZero();
+        assertThat(psns(rig)).containsExactly(100, 101);
+        assertThat(rig.req.busyWith(q.qp)).isFalse();
+        assertThat(q.qp.req.deadline()).isEqualTo(-1);
+    }
+
+    /**
      * A stale RNR NAK, for a PSN already acknowledged (a reordered or duplicated frame), arrives with nothing in
      * flight. The RNR wait it starts must end, or the QP never sends again.
      */
