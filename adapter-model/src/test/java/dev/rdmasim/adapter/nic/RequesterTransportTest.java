@@ -724,6 +724,104 @@ class RequesterTransportTest {
         }
     }
 
+    // ================================================================ the seeded random workload
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+    void everyRequestRetiresOnceInOrderWithTheScriptedOutcome(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int[] mtus = {256, 512, 1024};
+        var params = new RequesterTransport.Params(4 + rnd.nextInt(61), 40_000 * PS_PER_NS, 3_000 * PS_PER_NS,
+                1 + rnd.nextInt(4), mtus[rnd.nextInt(3)]);
+        Rig rig = new Rig(seed, rnd, params, 1 + rnd.nextInt(8), 512 + rnd.nextInt(2048));
+        rig.dropPercent = rnd.nextInt(4);
+        rig.waitPercent = rnd.nextInt(10);
+        int qpCount = 2 + rnd.nextInt(4);
+        for (int i = 0; i < qpCount; i++) {
+            // Start PSNs near the top of the 24-bit space so some QPs wrap around.
+            int start = rnd.nextBoolean() ? rnd.nextInt(1 << 24) : 0xFF_FFFF - rnd.nextInt(40);
+            Fate fate = i == 0 ? Fate.HEALTHY : Fate.values()[rnd.nextInt(Fate.values().length)];
+            int rnrRetry = fate == Fate.RNR_EXCEEDED ? rnd.nextInt(3) : RequesterTransport.INFINITE_RNR_RETRY;
+            QpModel q = rig.addQp(10 + i, 1 + rnd.nextInt(12), start, 7, rnrRetry, 1 + rnd.nextInt(4), 1 + rnd.nextInt(8));
+            q.fate = fate;
+            int n = 15 + rnd.nextInt(30);
+            q.failIndex = fate == Fate.HEALTHY ? -1 : rnd.nextInt(n);
+            for (int j = 0; j < n; j++) {
+                int kind = rnd.nextInt(10);
+                int opcode = kind < 4 ? WqeOpcode.SEND : kind < 7 ? WqeOpcode.RDMA_WRITE : WqeOpcode.RDMA_READ;
+                if (j == q.failIndex && (fate == Fate.RNR_EXCEEDED)) {
+                    opcode = WqeOpcode.SEND;
+                }
+                long len = rnd.nextInt(5) == 0 ? rnd.nextInt(64) : rnd.nextInt(4 * params.mtu() + 1);
+                boolean inline = opcode != WqeOpcode.RDMA_READ && len <= 256 && rnd.nextBoolean();
+                Req r = rig.script(q, opcode, len, rnd.nextInt(3) != 0, inline, rnd.nextInt(8) == 0);
+                if (opcode == WqeOpcode.SEND && rnd.nextInt(6) == 0) {
+                    r.rnrLeft = 1 + rnd.nextInt(2); // receiver not ready a few times; infinite RNR retry rides it out
+                }
+                if (j == q.failIndex && fate == Fate.RNR_EXCEEDED) {
+                    r.rnrLeft = Integer.MAX_VALUE;
+                }
+                if (j == q.failIndex && fate == Fate.BAD_WQE) {
+                    r.badSyndrome = CqeSyndrome.LOCAL_LENGTH;
+                }
+            }
+            if (fate != Fate.RNR_EXCEEDED) {
+                continue;
+            }
+            for (Req r : q.reqs) {
+                if (r.index != q.failIndex) {
+                    r.rnrLeft = 0; // a finite RNR retry count: only the failing SEND is refused
+                }
+            }
+        }
+        for (QpModel q : rig.models) {
+            q.parseEvent.schedule(rnd.nextLong(2_000 * PS_PER_NS));
+        }
+        rig.h.sim.runUntil(2_000_000_000_000L);
+
+        for (QpModel q : rig.models) {
+            String at = "QP " + q.qp.qpn + " (" + q.fate + " at " + q.failIndex + ")";
+            assertThat(q.posted).as(at + ": every request posted (parser waiting for room %s, a request sent %s, inline %s)",
+                    q.waitRoom, q.waitSent, q.waitInline).isEqualTo(q.total);
+            int expectedSyndrome = switch (q.fate) {
+                case HEALTHY -> 0;
+                case REMOTE_ACCESS -> CqeSyndrome.REMOTE_ACCESS;
+                case BAD_WQE -> CqeSyndrome.LOCAL_LENGTH;
+                case LOCAL_KEY -> CqeSyndrome.LOCAL_PROT;
+                case RNR_EXCEEDED -> CqeSyndrome.RNR_RETRY_EXC;
+                case RETRY_EXCEEDED -> CqeSyndrome.TRANSPORT_RETRY_EXC;
+            };
+            for (Req r : q.reqs) {
+                assertThat(r.reported).as(at + ": request %d retired", r.index).isTrue();
+                if (q.fate == Fate.HEALTHY || r.index < q.failIndex) {
+                    // Before the failure: success, or flushed if the QP failed while it was still in flight.
+                    assertThat(r.syndrome).as(at + ": request %d", r.index)
+                            .isIn(q.fate == Fate.HEALTHY ? Set.of(0) : Set.of(0, CqeSyndrome.WR_FLUSH));
+                } else if (r.index == q.failIndex) {
+                    assertThat(r.syndrome).as(at + ": the failing request %d", r.index).isEqualTo(expectedSyndrome);
+                } else {
+                    assertThat(r.syndrome).as(at + ": request %d after the failure", r.index).isEqualTo(CqeSyndrome.WR_FLUSH);
+                }
+                if (r.syndrome == 0 && r.read()) {
+                    checkReadData(rig, r, at);
+                }
+            }
+            assertThat(q.qp.state()).as(at + ": in error exactly when the script fails it")
+                    .isEqualTo(q.fate == Fate.HEALTHY ? QpState.READY_TO_SEND : QpState.ERROR);
+            assertThat(q.recvFlushes).as(at + ": the receive queue flushed once on failure")
+                    .isEqualTo(q.fate == Fate.HEALTHY ? 0 : 1);
+            assertThat(rig.req.busyWith(q.qp)).as(at + ": idle at the end").isFalse();
+            assertThat(rig.scheduler.busyWith(q.qp)).as(at + ": out of the round").isFalse();
+            assertThat(q.qp.req.deadline()).as(at + ": timer stopped").isEqualTo(-1);
+            if (q.fate == Fate.HEALTHY) {
+                assertThat(q.expected).as(at + ": the responder executed every PSN").isEqualTo(q.qp.req.nextPsn());
+            }
+        }
+        assertThat(rig.credits.inlineFree()).as("inline bytes all given back").isEqualTo(rig.inlineBytes);
+        checkCqRing(rig);
+        assertThat(rig.sentOnes).as("sentOne signals").isPositive();
+    }
+
     /** A successful READ's bytes are in host memory where its SGEs point. */
     private static void checkReadData(Rig rig, Req r, String at) {
         int off = 0;
