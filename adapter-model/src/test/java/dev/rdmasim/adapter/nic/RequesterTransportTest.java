@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * a stand-in transmitter builds the packets the real send scheduler asks for into a few slots (sometimes answering
  * that a key must be fetched first) and sends them; a stand-in responder on the far side executes them in PSN
  * order and answers with ACKs, sequence NAKs, RNR NAKs, remote-access NAKs and READ responses (real frames, placed
- * by a real payload writer and key unit into host memory), over a path that delays and drops at random. The CQE
+ * by a real payload writer and key unit into host memory), over a path that delays, drops and duplicates at random. The CQE
  * writer, the WQE credits and the scheduler are the real blocks.
  *
  * <p>Scoreboard, computed in the test: every request retires exactly once, per QP in posting order, signaled ones
@@ -174,6 +174,7 @@ class RequesterTransportTest {
         final List<Packet> packets = new ArrayList<>();
         // Paths.
         int dropPercent;
+        int dupPercent;
         long lastArrival;
         long lastBack;
         final ArrayDeque<Back> backQueue = new ArrayDeque<>();
@@ -577,8 +578,13 @@ class RequesterTransportTest {
             }
             long t = Math.max(lastBack, h.sim.now() + 300 * PS_PER_NS + rnd.nextLong(1500 * PS_PER_NS));
             lastBack = t;
+            // Now and then the path delivers a frame twice: duplicate responses, ACKs and stale NAKs.
+            boolean twice = mayDrop && dupPercent > 0 && rnd.nextInt(100) < dupPercent;
             h.sim.event("back", () -> {
                 backQueue.add(b);
+                if (twice) {
+                    backQueue.add(b);
+                }
                 backStep();
             }).schedule(t);
         }
@@ -735,6 +741,7 @@ class RequesterTransportTest {
                 1 + rnd.nextInt(4), mtus[rnd.nextInt(3)]);
         Rig rig = new Rig(seed, rnd, params, 1 + rnd.nextInt(8), 512 + rnd.nextInt(2048));
         rig.dropPercent = rnd.nextInt(4);
+        rig.dupPercent = rnd.nextInt(4);
         rig.waitPercent = rnd.nextInt(10);
         int qpCount = 2 + rnd.nextInt(4);
         for (int i = 0; i < qpCount; i++) {
