@@ -137,8 +137,8 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
                 new DmaPort(dma.addChannel("cqe", writeQueue), 1), new DmaPort(dma.addChannel("event", 16), 0),
                 this::reportRetired);
         scheduler = new SendScheduler(qps);
-        req = new RequesterTransport(this, RequesterTransport.Params.of(profile), work, qps, credits, fetch, cqe, scheduler,
-                this::reportRetired);
+        req = new RequesterTransport(this, RequesterTransport.Params.of(profile), work, qps, credits, fetch::requeue,
+                fetch::sentOne, cqe, scheduler, this::reportRetired);
         tx = new Transmitter(this, Transmitter.Params.of(profile), clock, work, qps, keys, dma.addChannel("payload", readQueue),
                 req::packetSent, scheduler, mac, ip);
         payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue));

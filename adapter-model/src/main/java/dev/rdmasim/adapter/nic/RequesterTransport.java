@@ -153,7 +153,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     private final WorkClock work;
     private final QpTable qps;
     private final WqeCredits credits;
-    private final WqeFetchEngine fetch;
+    /** The fetch engine's signals: requests retired (room in the ring), a request's last packet queued. */
+    private final Consumer<Qp> fetchRequeue;
+    private final Consumer<Qp> fetchSentOne;
     private final CqeWriter cqe;
     private final SendScheduler scheduler;
     private final Retirements retirements;
@@ -168,13 +170,15 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     private final Counter timeouts;
 
     RequesterTransport(Module parent, Params params, WorkClock work, QpTable qps, WqeCredits credits,
-            WqeFetchEngine fetch, CqeWriter cqe, SendScheduler scheduler, Retirements retirements) {
+            Consumer<Qp> fetchRequeue, Consumer<Qp> fetchSentOne, CqeWriter cqe, SendScheduler scheduler,
+            Retirements retirements) {
         super(parent, "req");
         this.params = params;
         this.work = work;
         this.qps = qps;
         this.credits = credits;
-        this.fetch = fetch;
+        this.fetchRequeue = fetchRequeue;
+        this.fetchSentOne = fetchSentOne;
         this.cqe = cqe;
         this.scheduler = scheduler;
         this.retirements = retirements;
@@ -285,7 +289,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             // Its last responses came in while it waited to be asked again: there is nothing left to ask.
             w.packetsQueued = w.packets;
             qp.req.sent++;
-            fetch.sentOne(qp);
+            fetchSentOne.accept(qp);
             return qp.req.sent < qp.req.count ? 1 : 0;
         }
         // A READ asked again asks from its first missing response on (the responder answers a duplicate READ
@@ -323,7 +327,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         w.packetsQueued = read ? w.packets : k + 1;
         if (w.packetsQueued == w.packets) {
             qp.req.sent++;
-            fetch.sentOne(qp);
+            fetchSentOne.accept(qp);
         }
         tx.commitRequest();
         return qp.req.sent < qp.req.count ? 1 : 0;
@@ -371,8 +375,13 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         }
         psn = qp.req.ackedPsn;
         boolean progress = false;
-        while (qp.req.count > 0 && qp.req.sent > 0) {
+        while (qp.req.count > 0) {
             Wr w = qp.req.wr(0);
+            if (qp.req.sent == 0 && w.syndrome != 0) {
+                break; // A WQE that failed validation fails the QP when its turn comes.
+            }
+            // A request rewound and not yet sent again retires too: the responder acknowledged its PSNs, and
+            // waiting for a second acknowledgement of the copy to come would spend retries on it if that is lost.
             boolean read = w.opcode == WqeOpcode.RDMA_READ;
             if (Psn.diff(w.lastPsn(), psn) > 0 || (read && (w.responses < w.packets || w.pendingWrites > 0))) {
                 break;
@@ -406,7 +415,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             } else {
                 stopTimer(qp);
             }
-            fetch.requeue(qp);
+            fetchRequeue.accept(qp);
             queue(qp);
         }
     }
@@ -445,7 +454,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         }
         qp.req.head = qp.req.head + 1 == qp.req.wrs.length ? 0 : qp.req.head + 1;
         qp.req.count--;
-        qp.req.sent--;
+        if (qp.req.sent > 0) {
+            qp.req.sent--;
+        }
         return true;
     }
 
@@ -472,15 +483,16 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             return;
         }
         if (kind == Aeth.KIND_RNR_NAK) {
+            // Resend from the refused PSN only after the RNR delay, without spending a retry. The wait starts
+            // before the acknowledgement of the PSNs ahead of it (which may open the window) and before the
+            // rewind, either of which would otherwise send at once.
+            qp.req.rnrWaiting = true;
             acknowledge(qp, Psn.add(psn, -1));
             // An RNR retry count of 7 means retry forever (InfiniBand convention).
             if (qp.req.rnrRetriesLeft != INFINITE_RNR_RETRY && --qp.req.rnrRetriesLeft < 0) {
                 failAt(qp, psn, CqeSyndrome.RNR_RETRY_EXC);
                 return;
             }
-            // Resend from the refused PSN only after the RNR delay, without spending a retry. The wait starts
-            // before the rewind, which would otherwise resend at once.
-            qp.req.rnrWaiting = true;
             rewind(qp, psn);
             restartTimer(qp, params.rnrTimerPs());
             return;
@@ -604,8 +616,10 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         }
     }
 
+    /** Stops the timer, and with it an RNR wait it was timing: nothing is left to resend. */
     private void stopTimer(Qp qp) {
         qp.req.deadline = Long.MAX_VALUE;
+        qp.req.rnrWaiting = false;
     }
 
     /** The retransmission timer event fired: act if the deadline has really passed. */
@@ -618,11 +632,14 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             return;
         }
         qp.req.deadline = Long.MAX_VALUE;
+        // An RNR wait ends when its delay does, even with nothing left to resend (a stale RNR NAK): a wait left
+        // set would hold back every later request of the QP.
+        boolean rnrWaited = qp.req.rnrWaiting;
+        qp.req.rnrWaiting = false;
         if (qp.req.count == 0 || qp.state() != QpState.READY_TO_SEND) {
             return;
         }
-        if (qp.req.rnrWaiting) {
-            qp.req.rnrWaiting = false;
+        if (rnrWaited) {
             restartTimer(qp, params.ackTimeoutPs());
             queue(qp);
             return;
@@ -701,8 +718,13 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         flush(qp);
     }
 
-    /** Retires every request of a QP in error, each with its syndrome (earlier ones succeed). */
+    /**
+     * Retires every request of a QP in error, each with its syndrome (flushed unless it has its own error). The
+     * ring's room is announced like an acknowledgement's, so WQEs still to be fetched or parsed come through and
+     * are flushed in turn.
+     */
     private void flush(Qp qp) {
+        boolean retiredAny = false;
         while (qp.req.count > 0) {
             Wr w = qp.req.wr(0);
             int syn = w.syndrome;
@@ -710,8 +732,12 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
                 qp.req.sent = 1; // Not yet sent: still completes, flushed.
             }
             if (!retireHead(qp, syn == 0 ? CqeSyndrome.WR_FLUSH : syn)) {
-                return;
+                break;
             }
+            retiredAny = true;
+        }
+        if (retiredAny) {
+            fetchRequeue.accept(qp);
         }
     }
 }
