@@ -209,8 +209,8 @@ class RequesterTransportTest {
             cq.moderationTimer = h.sim.event("cq.moderation", () -> cqe.moderationExpired(cq));
             contexts.writeCqContext(CQN, ring, logSize, record);
             long keyCtx = h.mem.allocate(16L * KeyUnit.CONTEXT_BYTES, 4096);
-            keys = new KeyUnit(h.top, h.mem, keyCtx, 16, 4, 4, 8, 8, h.port("keyFill", 16, KeyUnit.MAX_FILLS),
-                    SetAssocCache.Policy.LRU, h.work);
+            keys = new KeyUnit(h.top, new KeyUnit.Params(16, 4, 4, 8, 8, SetAssocCache.Policy.LRU), h.mem, keyCtx,
+                    h.port("keyFill", 16, KeyUnit.MAX_FILLS), h.work);
             payload = new PayloadWriter(h.top, h.work, keys, h.link.dma().addChannel("rxWrite", 1 + rnd.nextInt(16)));
             scheduler = new SendScheduler(h);
             req = new RequesterTransport(h.top, params, h.work, h, credits, this::requeue, this::sentOne, cqe, scheduler,
