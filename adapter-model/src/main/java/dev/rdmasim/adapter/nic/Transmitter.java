@@ -85,8 +85,18 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
             this(slots, pieces, packetCycles, mtu, 0);
         }
 
+        /**
+         * DMA reads one packet may need: each of its SGEs' parts can start anywhere in a page and is split at page
+         * boundaries, so a part of n bytes takes at most floor((n - 1) / page) + 2 reads; summed over the packet that
+         * is at most 2 per SGE plus one per page the MTU spans (pages are at least 4 KiB). A READ response, one part,
+         * needs fewer.
+         */
+        static int pieces(int maxSge, int mtu) {
+            return 2 * Math.max(1, maxSge) + mtu / 4096;
+        }
+
         static Params of(dev.rdmasim.adapter.config.Profile p) {
-            return new Params(p.getInt(NIC_TX_SLOTS), Math.max(4, p.getInt(NDK_MAX_INITIATOR_REQUEST_SGE) + 2),
+            return new Params(p.getInt(NIC_TX_SLOTS), pieces(p.getInt(NDK_MAX_INITIATOR_REQUEST_SGE), p.getInt(LINK_MTU)),
                     p.getInt(NIC_TX_PACKET_CYCLES), p.getInt(LINK_MTU), p.getInt(NIC_TX_PIPELINE_CYCLES));
         }
     }

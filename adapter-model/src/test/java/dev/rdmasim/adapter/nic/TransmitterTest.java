@@ -26,7 +26,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -163,7 +162,7 @@ class TransmitterTest {
             keys = new KeyUnit(h.top, new KeyUnit.Params(MAX_KEYS, 4 * (1 + rnd.nextInt(3)), 4, 8 * (1 + rnd.nextInt(4)), 8,
                     SetAssocCache.Policy.LRU), h.mem, ctx, h.port("keyFill", 16, KeyUnit.MAX_FILLS), h.work);
             scheduler = new SendScheduler(h);
-            tx = new Transmitter(h.top, new Transmitter.Params(slots, Math.max(4, maxSge + 2), packetCycles, mtu),
+            tx = new Transmitter(h.top, new Transmitter.Params(slots, Transmitter.Params.pieces(maxSge, mtu), packetCycles, mtu),
                     h.clock, h.work, h, keys, h.link.dma().addChannel("payload", 1 + rnd.nextInt(16)), this, scheduler, MAC, IP);
             scheduler.connect(this);
             tx.connect(this, () -> { });
@@ -654,12 +653,11 @@ class TransmitterTest {
         assertThat(d.answered).isEqualTo(2);
         assertThat(rig.seen).isEqualTo(rig.taken.size());
     }
+
     /**
-     * A 4 KiB SEND gathered from four SGEs that each cross a page boundary needs eight DMA reads, but a slot has
-     * {@code max(4, SGEs + 2)} of them (the profile's {@code Params.of} gives the same): the transmitter stops with
-     * an internal error instead of sending the packet. Enabled once the slot's read count covers page splits.
+     * A 4 KiB SEND gathered from four SGEs that each cross a page boundary needs eight DMA reads: a slot has room for
+     * them (it had max(4, SGEs + 2) = 6, and the transmitter stopped with an internal error).
      */
-    @Disabled("known bug: a transmit slot has too few DMA reads for SGEs that each cross a page (InvariantViolation)")
     @Test
     void aPacketGatheredFromSgesThatEachCrossAPageLeaves() {
         Rig rig = new Rig(12, new SplittableRandom(12), 4, 4096, 4, 4);
