@@ -120,6 +120,15 @@ class FormatLimitsTest {
     }
 
     @Test
+    void theNextSendPsnIsStoredInTwentyFourBitsWithTheTopByteClear() {
+        byte[] b = new byte[QpContext.SIZE];
+        Arrays.fill(b, (byte) 0xff);
+        QpContext.putNextSendPsn(b, 0, 0x0300_0005);
+        assertThat(QpContext.nextSendPsn(b, 0)).isEqualTo(5);
+        assertThat(BigEndian.i32(b, QpContext.OFF_NEXT_SEND_PSN)).isEqualTo(5);
+    }
+
+    @Test
     void eventEntriesKeepTheOwnerBitGiven() {
         byte[] b = new byte[Eqe.SIZE];
         Eqe.writeQpEvent(b, 0, Eqe.TYPE_WQ_ACCESS_ERROR, 0x43, 0);
@@ -252,11 +261,13 @@ class FormatLimitsTest {
     @Test
     void limitsOfTheSendBuilder() {
         assertThatThrownBy(() -> new SendWqeBuilder(new byte[64], 0, -1)).hasMessageContaining("logBbs");
-        assertThatThrownBy(() -> new SendWqeBuilder(new byte[64 << 17], 0, 17)).hasMessageContaining("logBbs");
-        assertThat(new SendWqeBuilder(new byte[64 << 16], 0, 16).ringBbs()).isEqualTo(1 << 16);
+        // The largest ring size passes the size check and meets the array's (cheaper than a 4 MiB array).
+        assertThatThrownBy(() -> new SendWqeBuilder(new byte[64], 0, 17)).hasMessageContaining("logBbs");
+        assertThatThrownBy(() -> new SendWqeBuilder(new byte[64], 0, 16)).hasMessageContaining("does not fit");
         assertThat(new SendWqeBuilder(new byte[256], 0, 2).ringBbs()).isEqualTo(4);
         assertThat(new SendWqeBuilder(new byte[320], 64, 2).ringBbs()).isEqualTo(4);
-        assertThatThrownBy(() -> new SendWqeBuilder(new byte[319], 64, 2)).hasMessageContaining("does not fit");
+        assertThatThrownBy(() -> new SendWqeBuilder(new byte[319], 64, 2))
+                .hasMessage("ring of 256 bytes at base 64 does not fit an array of 319");
         assertThatThrownBy(() -> new SendWqeBuilder(new byte[256], -1, 2)).hasMessageContaining("does not fit");
 
         SendWqeBuilder b = new SendWqeBuilder(new byte[4096], 0, 6);
@@ -318,12 +329,14 @@ class FormatLimitsTest {
 
         assertThatThrownBy(() -> OwnedRingPoller.forCq(new byte[64], 0, -1)).hasMessageContaining("logSize");
         assertThatThrownBy(() -> OwnedRingPoller.forCq(new byte[64], 0, 25)).hasMessageContaining("logSize");
-        assertThat(OwnedRingPoller.forEq(new byte[64 << 24], 0, 24).logSize()).isEqualTo(24);
+        // 2^24 entries pass the size check and meet the array's (a 1 GiB ring would be needed to hold them).
+        assertThatThrownBy(() -> OwnedRingPoller.forEq(new byte[64], 0, 24)).hasMessageContaining("does not fit");
         OwnedRingPoller p = OwnedRingPoller.forCq(new byte[64 * 4 + 8], 8, 2);
         assertThat(p.logSize()).isEqualTo(2);
         assertThat(p.entryOffset()).isEqualTo(8);
         assertThat(p.ring()).hasSize(64 * 4 + 8);
-        assertThatThrownBy(() -> OwnedRingPoller.forCq(new byte[64 * 4 + 7], 8, 2)).hasMessageContaining("does not fit");
+        assertThatThrownBy(() -> OwnedRingPoller.forCq(new byte[64 * 4 + 7], 8, 2))
+                .hasMessage("ring of 4 entries at base 8 does not fit an array of 263");
         assertThatThrownBy(() -> OwnedRingPoller.forCq(new byte[64 * 4], -1, 2)).hasMessageContaining("does not fit");
 
         assertThat(new BlueFlame(64).bfSize()).isEqualTo(64);
