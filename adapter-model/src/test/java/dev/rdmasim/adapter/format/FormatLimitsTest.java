@@ -295,7 +295,8 @@ class FormatLimitsTest {
         small.inlineData(new byte[200], 0, 128 - 16 - 4);
         assertThat(small.finish()).isEqualTo(2);
         small.begin(0, WqeOpcode.SEND, 1, 0, 0);
-        assertThatThrownBy(() -> small.inlineData(new byte[200], 0, 128 - 16 - 3)).hasMessageContaining("exceeds the ring");
+        assertThatThrownBy(() -> small.inlineData(new byte[200], 0, 128 - 16 - 3))
+                .hasMessage("WQE of 144 B exceeds the ring of 128 B");
         small.begin(0, WqeOpcode.SEND, 1, 0, 0);
         assertThatThrownBy(() -> small.inlineData(new byte[4], 1, 4)).hasMessageContaining("outside 4");
         small.inlineData(new byte[4], 0, 4);
@@ -377,5 +378,68 @@ class FormatLimitsTest {
         assertThat(p.parse(b, 0, 4, 1)).isZero();
         assertThatThrownBy(() -> p.parse(b, 0, 4, 0)).hasMessageContaining("maxSge");
         assertThatThrownBy(() -> p.parse(b, 0, 4, 5)).hasMessageContaining("maxSge");
+    }
+
+    @Test
+    void umrWqesOfTheWrongSizeAreRefused() {
+        byte[] ring = new byte[64];
+        SendWqeBuilder b = new SendWqeBuilder(ring, 0, 0);
+        SendWqeParser p = new SendWqeParser(4);
+        // A bind: three segments; stale bytes after them are not a translation list.
+        Arrays.fill(ring, (byte) 0xff);
+        b.begin(0, WqeOpcode.UMR_OPMOD_BIND_MW, WqeOpcode.UMR, 9, 0, 0).umr(0x1000, 0x100, 0, 0x44, 0, 0, 0).finish();
+        assertThat(p.parse(ring, 0)).isZero();
+        assertThat(p.umrListAddress()).isZero();
+        ControlSegment.putDs(ring, 0, 2);
+        assertThat(p.parse(ring, 0)).isEqualTo(CqeSyndrome.LOCAL_QP_OP);
+        assertThat(p.error()).isEqualTo(WqeError.DS_TOO_SMALL);
+        assertThat(p.syndrome()).isEqualTo(CqeSyndrome.LOCAL_QP_OP);
+        ControlSegment.putDs(ring, 0, 4);
+        p.parse(ring, 0);
+        assertThat(p.error()).isEqualTo(WqeError.DS_MISMATCH);
+        // A fast-register of two pages: four segments, the last a 16-byte list pointer.
+        b.begin(1, WqeOpcode.UMR_OPMOD_FAST_REGISTER, WqeOpcode.UMR, 9, 0, 0).umr(0x1000, 0x2000, 0, 0, 12, 2, 0x9000)
+                .finish();
+        assertThat(p.parse(ring, 0)).isZero();
+        assertThat(p.umrListAddress()).isEqualTo(0x9000);
+        ControlSegment.putDs(ring, 0, 3);
+        p.parse(ring, 0);
+        assertThat(p.error()).isEqualTo(WqeError.DS_MISMATCH);
+    }
+
+    @Test
+    void aLinearWqeAtAnOffsetMustEndInsideItsBuffer() {
+        byte[] buf = new byte[64];
+        ControlSegment.write(buf, 32, 0, 0, WqeOpcode.NOP, 1, 2, 0, 0);
+        SendWqeParser p = new SendWqeParser(4);
+        assertThat(p.parse(buf, 0, 0, 32, -1, -1)).isZero();
+        ControlSegment.putDs(buf, 32, 3);
+        p.parse(buf, 0, 0, 32, -1, -1);
+        assertThat(p.error()).isEqualTo(WqeError.DS_OVER_LIMIT);
+    }
+
+    @Test
+    void aReceiveWqeOfExactlyTwoGibibytesIsTooLong() {
+        byte[] b = new byte[64];
+        RecvWqe.writeSge(b, 0, 0, 0x1000, Integer.MAX_VALUE, 3);
+        RecvWqe.writeSge(b, 0, 1, 0x1000, 1, 3);
+        RecvWqe.terminate(b, 0, 2, 4);
+        RecvWqe.Parser p = new RecvWqe.Parser(4);
+        assertThat(p.parse(b, 0, 4, 4)).isEqualTo(CqeSyndrome.LOCAL_LENGTH);
+        assertThat(p.error()).isEqualTo(WqeError.MESSAGE_TOO_LONG);
+        RecvWqe.writeSge(b, 0, 0, 0x1000, Integer.MAX_VALUE - 1, 3);
+        assertThat(p.parse(b, 0, 4, 4)).isZero();
+        assertThat(p.sges().totalLength()).isEqualTo(Integer.MAX_VALUE);
+    }
+
+    @Test
+    void qpContextFieldsReadInPlace() {
+        QpContext qp = ContextsTest.randomQp(new SplittableRandom(21));
+        byte[] b = new byte[QpContext.SIZE + 32];
+        qp.encode(b, 32);
+        assertThat(QpContext.recvCqn(b, 32)).isEqualTo(qp.recvCqn());
+        assertThat(QpContext.remoteAccess(b, 32)).isEqualTo(qp.remoteAccess());
+        assertThat(QpContext.state(b, 32)).isEqualTo(qp.state());
+        assertThat(OwnedRingPoller.forCq(new byte[64], 0, 0).logSize()).isZero();
     }
 }
