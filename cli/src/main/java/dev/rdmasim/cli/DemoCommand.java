@@ -3,6 +3,7 @@ package dev.rdmasim.cli;
 import dev.rdmasim.adapter.config.Profiles;
 import dev.rdmasim.kernel.Time;
 import dev.rdmasim.kernel.demo.KernelDemo;
+import dev.rdmasim.kernel.wave.SignalGlobError;
 import dev.rdmasim.traces.Examples;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -180,6 +181,8 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                 r = dev.rdmasim.cli.demo.AdapterDemo.run(out, seed, p, size, messages, depth, output.signals);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write demo output to " + out, e);
+            } catch (SignalGlobError e) {
+                throw new UserError("--vcd-signals: " + e.getMessage());
             } catch (IllegalArgumentException e) {
                 throw new UserError(e.getMessage());
             }
@@ -232,6 +235,8 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                 r = KernelDemo.run(out, seed, tokens, output.signals);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write demo output to " + out, e);
+            } catch (SignalGlobError e) {
+                throw new UserError("--vcd-signals: " + e.getMessage());
             }
             PrintWriter o = spec.commandLine().getOut();
             o.printf(Locale.ROOT, "kernel demo: %d tokens from a 250 MHz producer to a 1 GHz consumer%n", r.tokens());

@@ -148,6 +148,37 @@ class DemoCommandTest {
     }
 
     @Test
+    void aSignalGlobThatMatchesNothingIsRefusedAndWritesNothing() throws IOException {
+        Path adapter = dir.resolve("adapter");
+        Cli a = Cli.run("demo", "adapter", "-n", "5", "--out", adapter.toString(), "--vcd-signals", "nicA.pcie.*,nicZ.*");
+        assertThat(a.code()).as(a.err()).isEqualTo(2);
+        assertThat(a.err()).startsWith("rdmasim: --vcd-signals: signal glob 'nicZ.*' matches none of the ")
+                .contains(" signals (names such as nicA.pcie.*").endsWith("\n").hasLineCount(1);
+        assertThat(a.out()).isEmpty();
+        assertThat(adapter).isEmptyDirectory();
+
+        // An earlier run's files are left as they were, and no temporary file stays behind.
+        Path kernel = Files.createDirectory(dir.resolve("kernel"));
+        Files.writeString(kernel.resolve("wave.vcd"), "earlier");
+        Cli k = Cli.run("demo", "kernel", "--tokens", "10", "--out", kernel.toString(), "--vcd-signals", "[");
+        assertThat(k.code()).as(k.err()).isEqualTo(2);
+        assertThat(k.err()).startsWith("rdmasim: --vcd-signals: signal glob '[' matches none of the ")
+                .contains("(names such as demo.sink.*").hasLineCount(1);
+        try (var files = Files.list(kernel)) {
+            assertThat(files).containsExactly(kernel.resolve("wave.vcd"));
+        }
+        assertThat(kernel.resolve("wave.vcd")).hasContent("earlier");
+
+        Cli ok = Cli.run("demo", "kernel", "--tokens", "10", "--out", kernel.toString(), "--vcd-signals", "demo.sink.*");
+        assertThat(ok.code()).as(ok.err()).isZero();
+        assertThat(Files.readString(kernel.resolve("wave.vcd"))).contains("in_ready");
+        assertThat(kernel.resolve("stats.json")).isNotEmptyFile();
+        try (var files = Files.list(kernel)) {
+            assertThat(files).noneMatch(f -> f.toString().endsWith(".partial"));
+        }
+    }
+
+    @Test
     void theOlderDemonstrationsAreSubcommands() {
         Cli help = Cli.run("demo", "--help");
         assertThat(help.code()).isZero();

@@ -8,6 +8,7 @@ import static dev.rdmasim.adapter.transport.RequestKind.READ;
 import static dev.rdmasim.adapter.transport.RequestKind.SEND;
 import static dev.rdmasim.adapter.transport.RequestKind.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
@@ -85,5 +86,66 @@ class ResponderStateTest {
         r.accept(READ, ONLY, 4);
         assertThat(r.expectedPsn()).isEqualTo(14);
         assertThat(r.check(12, READ, ONLY, 0, MTU)).isEqualTo(Verdict.DUPLICATE);
+    }
+
+    @Test
+    void psnComparisonsAtEqualityAndTheTwentyFourBitCheck() {
+        assertThat(Psn.before(5, 5)).isFalse();
+        assertThat(Psn.before(6, 5)).isFalse();
+        assertThat(Psn.before(4, 5)).isTrue();
+        assertThat(Psn.afterOrAt(4, 5)).isFalse();
+        assertThat(Psn.afterOrAt(0, Psn.MASK)).isTrue();
+        assertThat(Psn.checked(Psn.MASK)).isEqualTo(Psn.MASK);
+        assertThatThrownBy(() -> Psn.checked(Psn.MASK + 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("24 bits");
+        assertThatThrownBy(() -> Psn.checked(-1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void positionsOpenAndCloseMessages() {
+        assertThat(FIRST.opensMessage()).isTrue();
+        assertThat(ONLY.opensMessage()).isTrue();
+        assertThat(MIDDLE.opensMessage()).isFalse();
+        assertThat(LAST.opensMessage()).isFalse();
+        assertThat(LAST.closesMessage()).isTrue();
+        assertThat(ONLY.closesMessage()).isTrue();
+        assertThat(FIRST.closesMessage()).isFalse();
+        assertThat(MIDDLE.closesMessage()).isFalse();
+    }
+
+    @Test
+    void lengthsExactlyAtTheLimitsExecute() {
+        ResponderState r = new ResponderState(0, true, true);
+        assertThat(r.check(0, SEND, ONLY, MTU, MTU)).isEqualTo(Verdict.EXECUTE);
+        r.accept(WRITE, FIRST, 1);
+        assertThat(r.openMessage()).isEqualTo(WRITE);
+        assertThat(r.check(1, WRITE, LAST, 1, MTU)).isEqualTo(Verdict.EXECUTE);
+        assertThat(r.check(1, WRITE, LAST, MTU, MTU)).isEqualTo(Verdict.EXECUTE);
+        assertThat(r.check(1, WRITE, LAST, MTU + 1, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(1, WRITE, MIDDLE, MTU + 1, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+    }
+
+    @Test
+    void aReadRequestIsOnlyAndCarriesNoPayload() {
+        ResponderState r = new ResponderState(0, true, true);
+        assertThat(r.check(0, READ, ONLY, 8, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(0, READ, FIRST, MTU, MTU)).isEqualTo(Verdict.INVALID_REQUEST);
+        assertThat(r.check(0, READ, ONLY, 0, MTU)).isEqualTo(Verdict.EXECUTE);
+    }
+
+    @Test
+    void aSequenceNakIsOutstandingUntilTheExpectedPacketIsAccepted() {
+        ResponderState r = new ResponderState(0, true, true);
+        assertThat(r.nakOutstanding()).isFalse();
+        assertThat(r.check(3, SEND, ONLY, 8, MTU)).isEqualTo(Verdict.SEQUENCE_NAK);
+        r.nakSent();
+        assertThat(r.nakOutstanding()).isTrue();
+        assertThat(r.check(3, SEND, ONLY, 8, MTU)).isEqualTo(Verdict.DROP);
+        r.accept(SEND, ONLY, 1);
+        assertThat(r.nakOutstanding()).isFalse();
+        assertThat(r.check(3, SEND, ONLY, 8, MTU)).isEqualTo(Verdict.SEQUENCE_NAK);
+        r.reset(7, false, false);
+        assertThat(r.expectedPsn()).isEqualTo(7);
+        assertThat(r.msn()).isZero();
     }
 }

@@ -13,6 +13,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 
 /**
@@ -35,6 +36,12 @@ public final class AdapterDemo {
     private AdapterDemo() {
     }
 
+    /**
+     * Runs the demo and writes its files into {@code outDir}; a failed or refused run writes none.
+     *
+     * @param signalGlobs comma-separated globs of the signals to trace (empty: all)
+     * @throws dev.rdmasim.kernel.wave.SignalGlobError if a glob selects none of the demo's signals
+     */
     public static Result run(Path outDir, long seed, Profile profile, int messageBytes, long messages, int depth,
             String signalGlobs) throws IOException {
         if (messages < 1) {
@@ -44,6 +51,33 @@ public final class AdapterDemo {
         Path vcd = outDir.resolve("wave.vcd");
         Path pcap = outDir.resolve("wire.pcap");
         Path json = outDir.resolve("stats.json");
+        // Written under temporary names and renamed at the end, so a refused or failed run leaves no file behind
+        // and replaces none from an earlier run.
+        Path[] files = {vcd, pcap, json};
+        try {
+            Result r = simulate(seed, profile, messageBytes, messages, depth, signalGlobs, vcd, pcap, json);
+            for (Path f : files) {
+                Files.move(partial(f), f, StandardCopyOption.REPLACE_EXISTING);
+            }
+            return r;
+        } catch (IOException | RuntimeException | Error e) {
+            for (Path f : files) {
+                try {
+                    Files.deleteIfExists(partial(f));
+                } catch (IOException d) {
+                    e.addSuppressed(d);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static Path partial(Path p) {
+        return p.resolveSibling(p.getFileName() + ".partial");
+    }
+
+    private static Result simulate(long seed, Profile profile, int messageBytes, long messages, int depth,
+            String signalGlobs, Path vcd, Path pcap, Path json) throws IOException {
         Simulator sim = new Simulator(seed);
         long[] latencies = new long[(int) Math.min(messages, Integer.MAX_VALUE - 8)];
         int[] n = {0};
@@ -51,9 +85,9 @@ public final class AdapterDemo {
             Stage.LAST_PACKET, Stage.REMOTE_PLACED, Stage.ACKED, Stage.CQE_WRITTEN};
         double[] stageSum = new double[order.length - 1];
         long[] stageCount = new long[order.length - 1];
-        try (Writer w = Files.newBufferedWriter(vcd, StandardCharsets.UTF_8);
+        try (Writer w = Files.newBufferedWriter(partial(vcd), StandardCharsets.UTF_8);
                 VcdWriter wave = new VcdWriter(w, sim, SignalFilter.parse(signalGlobs));
-                PcapWriter capture = PcapWriter.open(pcap)) {
+                PcapWriter capture = PcapWriter.open(partial(pcap))) {
             sim.attachWave(wave);
             long buffer = Math.max(1L << 20, (long) messageBytes * depth);
             int sqLog = 32 - Integer.numberOfLeadingZeros(Math.max(depth, 2) - 1);
@@ -73,13 +107,14 @@ public final class AdapterDemo {
                 }
             });
             WriteStream stream = new WriteStream(pair.a(), pair.b(), messageBytes, depth, 1, 1, false);
+            wave.requireEveryGlobMatches("nicA.pcie.*");
             stream.stopWhenCompleted(messages);
             stream.start();
             sim.run();
             if (stream.completed() < messages) {
                 throw new dev.rdmasim.kernel.InvariantViolation("demo completed " + stream.completed() + " of " + messages + " WRITEs");
             }
-            try (Writer jw = Files.newBufferedWriter(json, StandardCharsets.UTF_8)) {
+            try (Writer jw = Files.newBufferedWriter(partial(json), StandardCharsets.UTF_8)) {
                 sim.stats().writeJson(jw);
             }
             long[] sorted = Arrays.copyOf(latencies, n[0]);

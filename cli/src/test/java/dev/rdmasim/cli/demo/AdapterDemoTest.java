@@ -20,7 +20,8 @@ class AdapterDemoTest {
     @MethodSource("profiles")
     void everyShippedProfileStreamsWritesNearLineRate(String name, @TempDir Path dir) throws Exception {
         Profile profile = Profiles.load(name);
-        AdapterDemo.Result r = AdapterDemo.run(dir, 1, profile, 4096, 300, 32, "none");
+        // A glob that selects a few seldom-changing signals keeps the waveform small.
+        AdapterDemo.Result r = AdapterDemo.run(dir, 1, profile, 4096, 300, 32, "*.stalled");
         assertThat(r.messages()).isGreaterThanOrEqualTo(300);
         double line = profile.getLong(Parameters.LINK_RATE) / 1e9;
         assertThat(r.gbps()).as("%s: %.1f Gb/s on a %.0f Gb/s link", name, r.gbps(), line).isBetween(0.5 * line, line);

@@ -104,6 +104,20 @@ public final class VcdWriter implements AutoCloseable {
         return none;
     }
 
+    /**
+     * Refuses a filter glob that selects none of the signals declared so far; call it once the model is built.
+     *
+     * @param example a glob that does select some of them, for the message
+     * @throws SignalGlobError naming the first such glob, the number of signals and the example
+     */
+    public void requireEveryGlobMatches(String example) {
+        List<String> none = unmatchedGlobs();
+        if (!none.isEmpty()) {
+            throw new SignalGlobError("signal glob '" + none.get(0) + "' matches none of the " + declared.size()
+                    + " signals (names such as " + example + ", globs with * and ?)");
+        }
+    }
+
     /** How many signals have been declared (traced or not). */
     public int declaredSignals() {
         return declared.size();

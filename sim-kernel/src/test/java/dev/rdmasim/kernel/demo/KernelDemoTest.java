@@ -1,8 +1,10 @@
 package dev.rdmasim.kernel.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmasim.kernel.testing.ExternalTool;
+import dev.rdmasim.kernel.wave.SignalGlobError;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -50,5 +52,14 @@ class KernelDemoTest {
         String filtered = Files.readString(some.vcd());
         assertThat(filtered).contains("in_ready").doesNotContain("$var wire 32");
         assertThat(Files.size(some.vcd())).isLessThan(Files.size(all.vcd()));
+    }
+
+    @Test
+    void aGlobThatSelectsNoSignalIsRefusedBeforeTheRunAndLeavesNoFile(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> KernelDemo.run(dir, 1, 200, "demo.sink.*, demo.snik.*"))
+                .isInstanceOf(SignalGlobError.class)
+                .hasMessageStartingWith("signal glob 'demo.snik.*' matches none of the ")
+                .hasMessageEndingWith(" signals (names such as demo.sink.*, globs with * and ?)");
+        assertThat(dir).isEmptyDirectory();
     }
 }
