@@ -1,6 +1,7 @@
 package dev.rdmasim.driver;
 
 import static dev.rdmasim.adapter.config.Parameters.LINK_MTU;
+import static dev.rdmasim.adapter.config.Parameters.NIC_MAX_QPS;
 import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_MAX_INBOUND_READS;
 import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_MAX_OUTBOUND_READS;
 import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_RETRY_COUNT;
@@ -8,6 +9,7 @@ import static dev.rdmasim.adapter.config.Parameters.TRANSPORT_RNR_RETRY_COUNT;
 
 import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Command;
+import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.adapter.nic.AdapterControl;
 import dev.rdmasim.adapter.nic.GsiUnit;
@@ -119,6 +121,8 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
     private final int sendSlots;
     private final long recvRing;
     private final int recvSlots;
+    private final long sendDoorbell;
+    private final long recvDoorbell;
     private int sendProducer;
     private int recvConsumer;
     private int nextCommId;
@@ -168,6 +172,9 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         sendRecord = memory.allocate(GsiUnit.SEND_RECORD_BYTES, 64);
         recvRing = memory.allocate((long) recvSlots * GsiUnit.RECV_SLOT, HostDriver.PAGE);
         gsi.create(sendRing, config.sendLog(), sendRecord, recvRing, config.recvLog());
+        int maxQps = nic.profile().getInt(NIC_MAX_QPS);
+        sendDoorbell = Doorbells.gsiSendDoorbellOffset(maxQps);
+        recvDoorbell = Doorbells.gsiRecvDoorbellOffset(maxQps);
         nextCommId = random().nextInt() | 1;
         int[] attrs = {CmMad.ATTR_REQ, CmMad.ATTR_MRA, CmMad.ATTR_REJ, CmMad.ATTR_REP, CmMad.ATTR_RTU, CmMad.ATTR_DREQ, CmMad.ATTR_DREP};
         for (int a : attrs) {
@@ -664,7 +671,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
         memory.write(sendRing + (long) (sendProducer & (sendSlots - 1)) * GsiUnit.SEND_SLOT, slot, 0, slot.length);
         sendProducer++;
         cpu.charge(madCostPs);
-        byte[] d = cpu.mmio(gsi.sendDoorbellOffset(), 8, driver.mmioStorePs);
+        byte[] d = cpu.mmio(sendDoorbell, 8, driver.mmioStorePs);
         BigEndian.putI64(d, 0, sendProducer & 0xFFFF_FFFFL);
         cpu.kick();
         sent[attributeId - CmMad.ATTR_REQ].inc();
@@ -676,7 +683,7 @@ public final class CmAgent extends dev.rdmasim.kernel.hw.Module {
             repostMisses.inc(); // the next MAD's repost covers this one too
             return;
         }
-        byte[] d = cpu.mmio(gsi.recvDoorbellOffset(), 8, driver.mmioStorePs);
+        byte[] d = cpu.mmio(recvDoorbell, 8, driver.mmioStorePs);
         BigEndian.putI64(d, 0, (recvConsumer + recvSlots) & 0xFFFF_FFFFL);
         cpu.kick();
     }

@@ -19,7 +19,9 @@ package dev.rdmasim.adapter.format;
  *
  * <p>The BAR is an array of such pages, page n at {@code n * PAGE_SIZE} belonging to QP n
  * ({@link #sqDoorbellOffset}, {@link #cqArmOffset}); the driver writes to these offsets and the adapter
- * decodes them, so both take them from here.
+ * decodes them, so both take them from here. QP1 (the general services interface) has the first page after
+ * the QPs' pages ({@link #gsiPage}): its send doorbell at {@link #PAGE_GSI_SEND}, its receive doorbell at
+ * {@link #PAGE_GSI_RECV}, each an 8-byte big-endian running 32-bit count.
  */
 public final class Doorbells {
     public static final int QP_RECORD_SIZE = 8;
@@ -40,6 +42,10 @@ public final class Doorbells {
     public static final int PAGE_CQ_ARM = 0x20;
     public static final int PAGE_BLUEFLAME = 0x800;
     public static final int MMIO_DOORBELL_SIZE = 8;
+    /** In QP1's page: the send doorbell (the send ring's producer count). */
+    public static final int PAGE_GSI_SEND = 0;
+    /** In QP1's page: the receive doorbell (the count of receive buffers posted). */
+    public static final int PAGE_GSI_RECV = 8;
 
     private static final int CI_MASK = 0xff_ffff;
 
@@ -54,6 +60,21 @@ public final class Doorbells {
     /** BAR offset of the CQ arm doorbell in doorbell page {@code page} (any page's arm register takes any CQ). */
     public static long cqArmOffset(int page) {
         return (long) page * PAGE_SIZE + PAGE_CQ_ARM;
+    }
+
+    /** QP1's doorbell page in an adapter of {@code maxQps} QPs: the first page after the QPs' pages 0..maxQps-1. */
+    public static int gsiPage(int maxQps) {
+        return maxQps;
+    }
+
+    /** BAR offset of QP1's send doorbell in an adapter of {@code maxQps} QPs. */
+    public static long gsiSendDoorbellOffset(int maxQps) {
+        return (long) gsiPage(maxQps) * PAGE_SIZE + PAGE_GSI_SEND;
+    }
+
+    /** BAR offset of QP1's receive doorbell in an adapter of {@code maxQps} QPs. */
+    public static long gsiRecvDoorbellOffset(int maxQps) {
+        return (long) gsiPage(maxQps) * PAGE_SIZE + PAGE_GSI_RECV;
     }
 
     public static void putRecvCounter(byte[] b, int recordOff, int counter) {

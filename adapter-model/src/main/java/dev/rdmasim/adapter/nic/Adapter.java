@@ -202,7 +202,7 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
         if (gsi == null) {
             // Its doorbells live in the page after the last QP's.
             gsi = new GsiUnit(this, GsiUnit.Params.of(profile), clock, work, eq,
-                    new DmaPort(pcie.dma().addChannel("gsi", 16), GsiUnit.BACKLOG), mac, ip, profile.getInt(NIC_MAX_QPS));
+                    new DmaPort(pcie.dma().addChannel("gsi", 16), GsiUnit.BACKLOG), mac, ip, Doorbells.gsiPage(profile.getInt(NIC_MAX_QPS)));
             if (port != null) {
                 gsi.attach(port);
             }

@@ -39,8 +39,8 @@ import dev.rdmasim.kernel.wave.Signal;
  * it. A MAD finding no posted buffer or no free staging buffer is dropped and counted, as a real GSI QP
  * drops datagrams it has no receive WQE for.
  *
- * <p>Doorbells: one 4 KiB page after the QPs' pages ({@link #sendDoorbellOffset()},
- * {@link #recvDoorbellOffset()}), 8-byte big-endian writes carrying a running 32-bit count.
+ * <p>Doorbells: one 4 KiB page after the QPs' pages ({@link Doorbells#gsiSendDoorbellOffset},
+ * {@link Doorbells#gsiRecvDoorbellOffset}), 8-byte big-endian writes carrying a running 32-bit count.
  */
 public final class GsiUnit extends Module implements DmaCallback {
     /** The QP number of the general services interface. */
@@ -69,8 +69,6 @@ public final class GsiUnit extends Module implements DmaCallback {
 
     /** Received MADs staged on chip while their writes are on the way. */
     private static final int STAGES = 4;
-    private static final int DOORBELL_SEND = 0;
-    private static final int DOORBELL_RECV = 8;
 
     private final WorkClock work;
     private final EventQueueUnit eq;
@@ -196,16 +194,6 @@ public final class GsiUnit extends Module implements DmaCallback {
         created = true;
     }
 
-    /** BAR offset of the send doorbell (8 bytes: the producer count). */
-    public long sendDoorbellOffset() {
-        return doorbellPage * Doorbells.PAGE_SIZE + DOORBELL_SEND;
-    }
-
-    /** BAR offset of the receive doorbell (8 bytes: the count of buffers posted). */
-    public long recvDoorbellOffset() {
-        return doorbellPage * Doorbells.PAGE_SIZE + DOORBELL_RECV;
-    }
-
     int doorbellPage() {
         return (int) doorbellPage;
     }
@@ -215,10 +203,10 @@ public final class GsiUnit extends Module implements DmaCallback {
             return; // Unmapped or malformed doorbell writes are ignored, as a device does.
         }
         int count = (int) BigEndian.i64(data, off);
-        if (inPage == DOORBELL_SEND) {
+        if (inPage == Doorbells.PAGE_GSI_SEND) {
             sendProducer = count;
             pumpSend();
-        } else if (inPage == DOORBELL_RECV) {
+        } else if (inPage == Doorbells.PAGE_GSI_RECV) {
             recvProducer = count;
         }
     }

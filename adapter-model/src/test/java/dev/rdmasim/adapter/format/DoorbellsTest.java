@@ -29,6 +29,19 @@ class DoorbellsTest {
         assertThat(Doorbells.cqArmOffset(n) % Doorbells.PAGE_SIZE).isEqualTo(Doorbells.PAGE_CQ_ARM);
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {1, 64, 1024, 0xff_ffff})
+    void gsiDoorbellsAreInThePageAfterTheQpsPages(int maxQps) {
+        // QP1's page follows QPs 0..maxQps-1; its two doorbells sit at in-page offsets 0 and 8.
+        assertThat(Doorbells.gsiPage(maxQps)).isEqualTo(maxQps);
+        assertThat(Doorbells.gsiSendDoorbellOffset(maxQps)).isEqualTo(maxQps * 4096L);
+        assertThat(Doorbells.gsiRecvDoorbellOffset(maxQps)).isEqualTo(maxQps * 4096L + 8);
+        // Neither collides with the last QP's registers nor with this page's CQ arm register.
+        assertThat(Doorbells.gsiSendDoorbellOffset(maxQps)).isGreaterThan(Doorbells.sqDoorbellOffset(maxQps - 1));
+        assertThat(Doorbells.gsiRecvDoorbellOffset(maxQps) % Doorbells.PAGE_SIZE)
+            .isNotEqualTo(Doorbells.PAGE_CQ_ARM).isLessThan(Doorbells.PAGE_CQ_ARM);
+    }
+
     @Test
     void cqRecordAndArmWords() {
         byte[] rec = new byte[8];
