@@ -489,4 +489,177 @@ class ReceiverTest {
         assertThat(run.counters.dropped()).isNotNull();
         assertThat(run.intake).isSameAs(run.rx);
     }
+
+    // ------------------------------------------------------------ focused cases
+
+    /** One receiver behind a link, with owners that answer from a script and record when each call came. */
+    static final class Probe implements Receiver.Requests, ReceiverRequests {
+        final BlockHarness h = new BlockHarness(7);
+        final EthernetLink cable = EthernetLink.cable(h.sim, "wire", new EthernetLink.Config(100, 0, 8));
+        final LinkEndpoint peer = cable.b();
+        final Receiver rx;
+        final RoceWriter writer = new RoceWriter();
+        final Qp qp = h.addQp(FIRST_QP, 4, 1, 1, 64, 1, 0);
+        /** Each call: owner, PSN, time, the work clock's instant. */
+        final List<long[]> calls = new ArrayList<>();
+        final List<String> owners = new ArrayList<>();
+        /** Answers to request(): taken in turn, 0 once they run out. */
+        final java.util.ArrayDeque<Integer> answers = new java.util.ArrayDeque<>();
+        /** The frame the last answer 1 kept. */
+        Frame held;
+        int messageWritten;
+
+        Probe(int packetCycles, int pipelineCycles) {
+            PayloadWriter payloadWriter = new PayloadWriter(h.top, h.work, null, h.link.dma().addChannel("rxWrite", 4));
+            rx = new Receiver(h.top, new Receiver.Params(packetCycles, pipelineCycles), h.clock, h.work, h, payloadWriter,
+                    this, this);
+            rx.attach(cable.a());
+            writer.macs(MAC_NIC, MAC_PEER).ipv4(0x0A00_0002, 0x0A00_0001);
+        }
+
+        /** Sends a frame of {@code op} for {@code qpn} with {@code psn} now. */
+        void send(int op, int qpn, int psn) {
+            Frame f = peer.acquire();
+            writer.bth(op, qpn, psn);
+            if (Opcode.hasAeth(op)) {
+                writer.aeth(Aeth.ack(Aeth.CREDITS_INVALID), 0);
+            }
+            if (Opcode.hasDeth(op)) {
+                writer.deth(1, 2);
+            }
+            f.length(writer.write(f.data(), new byte[64], 0, Opcode.hasPayload(op) ? 64 : 0));
+            peer.send(f);
+        }
+
+        private void record(String owner, int psn) {
+            owners.add(owner);
+            calls.add(new long[] {psn, h.sim.now(), h.work.at()});
+        }
+
+        @Override
+        public void acknowledge(Qp q, int psn) {
+            record("ack", psn);
+        }
+
+        @Override
+        public void nak(Qp q, int psn, int syndrome) {
+            record("nak", psn);
+        }
+
+        @Override
+        public int readResponse(Qp q, Frame f, RoceReader reader) {
+            record("read", reader.psn());
+            return RequesterTransport.DONE;
+        }
+
+        @Override
+        public void responseWritten(Qp q, Wr w) {
+            record("responseWritten", -1);
+        }
+
+        @Override
+        public void connect(Responder.Intake receiver, Responder.Counters counters) {
+        }
+
+        @Override
+        public int request(Qp q, Frame f, int op, RoceReader reader) {
+            record("request", reader.psn());
+            Integer a = answers.poll();
+            if (a != null && a == 1) {
+                held = f;
+            }
+            return a == null ? 0 : a;
+        }
+
+        @Override
+        public void messageWritten(Qp q) {
+            messageWritten++;
+        }
+    }
+
+    @Test
+    void aFrameArrivingWhileThePipelineIsBusyIsRefusedAndTakenWhenItFrees() {
+        Probe p = new Probe(100, 0);
+        p.send(Opcode.ACKNOWLEDGE, FIRST_QP, 1);
+        p.send(Opcode.ACKNOWLEDGE, FIRST_QP, 2);
+        p.send(Opcode.ACKNOWLEDGE, FIRST_QP, 3);
+        p.h.sim.run();
+
+        assertThat(p.owners).containsExactly("ack", "ack", "ack");
+        long cycle = p.h.clock.periodPs() * 100;
+        long first = p.calls.get(0)[1];
+        assertThat(p.calls.get(0)[2]).isEqualTo(p.h.clock.edgeAtOrAfter(first) + cycle);
+        // The others arrive a few nanoseconds apart, long before 100 cycles: each waits on the link for the one before.
+        assertThat(p.calls.get(1)[1]).isEqualTo(p.calls.get(0)[2]);
+        assertThat(p.calls.get(2)[1]).isEqualTo(p.calls.get(1)[2]);
+        assertThat(p.cable.bToA().refusals()).isEqualTo(2);
+        assertThat(BlockHarness.counter(p.rx, "frames")).isEqualTo(3);
+        assertThat(p.peer.freeBuffers()).isEqualTo(p.peer.bufferCount());
+    }
+
+    @Test
+    void aWaitingFrameRunsAgainOnResumeButNotBeforeItsPipelineCyclesEnd() {
+        Probe p = new Probe(10, 40);
+        p.answers.add(-1);
+        p.answers.add(-1);
+        p.send(Opcode.SEND_ONLY, FIRST_QP, 5);
+        p.send(Opcode.ACKNOWLEDGE, FIRST_QP, 6);
+        p.h.sim.run();
+        // Waiting: offered once, the next frame stays on the link.
+        assertThat(p.owners).containsExactly("request");
+        long ready = p.calls.get(0)[2];
+        assertThat(ready - p.h.clock.edgeAtOrAfter(p.calls.get(0)[1])).isEqualTo(p.h.clock.periodPs() * 50);
+
+        p.rx.resume();
+        p.rx.resume(); // a second wake-up before the first ran offers it once only
+        p.h.sim.run();
+        assertThat(p.owners).containsExactly("request", "request");
+        assertThat(p.calls.get(1)[1]).as("resumed at its ready time, not at once").isEqualTo(ready);
+
+        p.h.sim.runUntil(p.h.sim.now() + 1_000_000);
+        p.rx.resume();
+        p.h.sim.run();
+        assertThat(p.owners).containsExactly("request", "request", "request", "ack");
+        assertThat(p.calls.get(2)[1]).isGreaterThan(ready);
+        p.rx.resume(); // nothing waits: no call
+        p.h.sim.run();
+        assertThat(p.owners).hasSize(4);
+        assertThat(p.peer.freeBuffers()).isEqualTo(p.peer.bufferCount());
+    }
+
+    @Test
+    void aHeldFrameKeepsItsBufferUntilItsWritesHaveLeft() {
+        Probe p = new Probe(4, 0);
+        p.answers.add(1);
+        p.send(Opcode.RDMA_WRITE_ONLY, FIRST_QP, 9);
+        p.send(Opcode.SEND_ONLY, FIRST_QP, 10);
+        p.h.sim.run();
+        assertThat(p.owners).containsExactly("request", "request");
+        assertThat(p.peer.freeBuffers()).isEqualTo(p.peer.bufferCount() - 1);
+        assertThat(p.messageWritten).isZero();
+
+        p.held.release();
+        p.rx.written(p.qp, null);
+        assertThat(p.messageWritten).isEqualTo(1);
+        assertThat(p.peer.freeBuffers()).isEqualTo(p.peer.bufferCount());
+    }
+
+    @Test
+    void datagramsAreDroppedUntilQp1ExistsAndFramesForUnknownQpsAlways() {
+        Probe p = new Probe(2, 0);
+        List<Integer> qp1 = new ArrayList<>();
+        p.send(Opcode.UD_SEND_ONLY, QP1, 1);
+        p.send(Opcode.SEND_ONLY, 0x999, 2);
+        p.h.sim.run();
+        assertThat(BlockHarness.counter(p.rx, "dropped")).isEqualTo(2);
+        p.rx.onDatagram(r -> qp1.add(r.psn()));
+        p.send(Opcode.UD_SEND_ONLY, QP1, 3);
+        p.send(Opcode.UD_SEND_ONLY, FIRST_QP, 4); // a datagram to a data QP's number is still QP1's
+        p.h.sim.run();
+        assertThat(qp1).containsExactly(3, 4);
+        assertThat(p.owners).isEmpty();
+        assertThat(BlockHarness.counter(p.rx, "dropped")).isEqualTo(2);
+        assertThat(BlockHarness.counter(p.rx, "frames")).isEqualTo(4);
+        assertThat(p.peer.freeBuffers()).isEqualTo(p.peer.bufferCount());
+    }
 }
