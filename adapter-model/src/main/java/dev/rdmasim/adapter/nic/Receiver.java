@@ -34,10 +34,22 @@ final class Receiver extends Module implements PayloadWriter.Written, Responder.
         }
     }
 
+    /** The requester transport's side: responses to the QP's own requests (ACK, NAK, READ response). */
+    interface Requests {
+        void acknowledge(Qp qp, int psn);
+
+        void nak(Qp qp, int psn, int syndrome);
+
+        /** Returns {@link RequesterTransport#WAIT}, {@code DONE}, {@code HELD} or {@code DROPPED}. */
+        int readResponse(Qp qp, Frame f, RoceReader reader);
+
+        void responseWritten(Qp qp, Wr w);
+    }
+
     private final WorkClock work;
     private final QpTable qps;
-    private final RequesterTransport req;
-    private final Responder responder;
+    private final Requests req;
+    private final ReceiverRequests responder;
     /** QP1, once it exists: datagrams go there. */
     private java.util.function.Consumer<RoceReader> datagrams;
     private final RoceReader reader;
@@ -57,7 +69,7 @@ final class Receiver extends Module implements PayloadWriter.Written, Responder.
     private final Counter dropped;
 
     Receiver(Module parent, Params params, dev.rdmasim.kernel.hw.ClockDomain nicClock, WorkClock work, QpTable qps,
-            PayloadWriter payload, RequesterTransport req, Responder responder) {
+            PayloadWriter payload, Requests req, ReceiverRequests responder) {
         super(parent, "rx");
         this.work = work;
         this.qps = qps;

@@ -26,7 +26,8 @@ import java.util.function.Consumer;
  * the PSN to resend (go-back-N) and the payload is read again; a remote-access or invalid-request NAK, or running
  * out of retries, completes the failing request with an error, flushes the rest and moves the QP to error.
  */
-final class RequesterTransport extends Module implements SendScheduler.Requester, WqeParser.Requests, Responder.Requester {
+final class RequesterTransport extends Module implements SendScheduler.Requester, WqeParser.Requests, Responder.Requester,
+        Receiver.Requests {
     static final int INFINITE_RNR_RETRY = 7;
 
     /**
@@ -364,7 +365,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     }
 
     /** An ACK (or the implicit ACK of a READ response) for every PSN up to {@code psn}. */
-    void acknowledge(Qp qp, int psn) {
+    @Override
+    public void acknowledge(Qp qp, int psn) {
         if (Psn.diff(psn, qp.req.nextPsn) >= 0) {
             return; // For PSNs never assigned: a stray or corrupt acknowledgement.
         }
@@ -474,7 +476,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     }
 
     /** A NAK from the responder. */
-    void nak(Qp qp, int psn, int syndrome) {
+    @Override
+    public void nak(Qp qp, int psn, int syndrome) {
         int kind = Aeth.kind(syndrome);
         int code = Aeth.value(syndrome);
         if (kind == Aeth.KIND_NAK && code == 0) {
@@ -537,7 +540,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
      * expected next; a duplicate is dropped, and one ahead of the expected means responses were lost, so the READ is
      * asked again from the first missing one at once rather than at the timeout.
      */
-    int readResponse(Qp qp, Frame f, RoceReader reader) {
+    @Override
+    public int readResponse(Qp qp, Frame f, RoceReader reader) {
         QpRequests r = qp.req;
         Wr w = null;
         Wr behind = null;
@@ -584,7 +588,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     }
 
     /** Writes of a READ's response payload have left: once all have, the READ's PSNs are acknowledged. */
-    void responseWritten(Qp qp, Wr w) {
+    @Override
+    public void responseWritten(Qp qp, Wr w) {
         if (w.responses == w.packets && w.pendingWrites == 0) {
             acknowledge(qp, w.lastPsn());
         }

@@ -25,7 +25,7 @@ import dev.rdmasim.kernel.stats.Counter;
  * the IRD) for the transmitter to answer. It decides the ACK or NAK the peer is owed (the transmitter sends it); a
  * request it cannot execute NAKs it and moves the QP to error, which flushes both its queues.
  */
-final class Responder extends Module implements RecvWqePrefetcher.Responder, ResponderReplies {
+final class Responder extends Module implements RecvWqePrefetcher.Responder, ResponderReplies, ReceiverRequests {
 
     /** Where one QP's inbound message stands. */
     enum Message {
@@ -210,7 +210,8 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
     }
 
     /** The receiver hands requests over and is woken; the counts go to its statistics. */
-    void connect(Intake receiver, Counters counters) {
+    @Override
+    public void connect(Intake receiver, Counters counters) {
         this.intake = receiver;
         this.dropped = counters.dropped();
         this.duplicates = counters.duplicates();
@@ -245,13 +246,15 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
     }
 
     /** Writes of the QP's received message have left: its completion may be written now. */
-    void messageWritten(Qp qp) {
+    @Override
+    public void messageWritten(Qp qp) {
         maybeRecvCqe(qp);
     }
 
     /** Returns -1 to wait, 1 if the frame is held by DMA writes, 0 if it can be released. */
     /** Returns -1 to wait, 1 if the frame is held by DMA writes, 0 if it can be released. */
-    int request(Qp qp, Frame f, int op, RoceReader reader) {
+    @Override
+    public int request(Qp qp, Frame f, int op, RoceReader reader) {
         this.reader = reader;
         if (qp.state() == QpState.ERROR || qp.resp.error) {
             dropped.inc();
