@@ -2,6 +2,7 @@ package dev.rdmasim.adapter.nic;
 
 import static dev.rdmasim.adapter.format.Command.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.format.BigEndian;
@@ -12,7 +13,9 @@ import dev.rdmasim.adapter.format.QpContext;
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.adapter.pcie.DmaPort;
 import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.hw.Module;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -506,8 +509,18 @@ class CommandUnitTest {
 
         int[] modifyQp(byte[] e, byte[] mb, long mbAddr, int token) {
             int[] ops = {OP_RST2INIT_QP, OP_INIT2INIT_QP, OP_INIT2RTR_QP, OP_RTR2RTS_QP, OP_RTS2RTS_QP, OP_2ERR_QP, OP_2RST_QP};
-            int op = ops[rnd.nextInt(ops.length)];
             int qpn = pick(qps.navigableKeySet(), maxQps);
+            int op = ops[rnd.nextInt(ops.length)];
+            if (qps.containsKey(qpn) && rnd.nextBoolean()) {
+                // Half the time the step the QP's state allows, so QPs walk the whole state machine.
+                op = switch (qps.get(qpn).state) {
+                    case RESET -> OP_RST2INIT_QP;
+                    case INIT -> OP_INIT2RTR_QP;
+                    case READY_TO_RECEIVE -> OP_RTR2RTS_QP;
+                    case READY_TO_SEND -> rnd.nextBoolean() ? OP_RTS2RTS_QP : OP_2ERR_QP;
+                    case ERROR -> OP_2RST_QP;
+                };
+            }
             int remote = rnd.nextInt(1 << 24);
             int expected = rnd.nextInt(1 << 24);
             int sendPsn = rnd.nextInt(1 << 24);
@@ -614,6 +627,14 @@ class CommandUnitTest {
                         .as("QP %d config", qpn).isEqualTo(new int[] {ref.pd, ref.sendCqn, ref.recvCqn, ref.sqLogBbs});
                 if (ref.peered) {
                     assertThat(qp.remoteQpn).as("QP %d peer", qpn).isEqualTo(ref.remoteQpn);
+                    assertThat(qp.peerMac).isEqualTo(0x02_00_00_00_00_02L);
+                    assertThat(qp.peerIp).isEqualTo(0x0A00_0002);
+                }
+                if (ref.state == QpState.READY_TO_RECEIVE) {
+                    assertThat(qp.resp.transport().expectedPsn()).as("QP %d expected PSN", qpn).isEqualTo(ref.expectedPsn);
+                }
+                if (ref.state == QpState.READY_TO_SEND) {
+                    assertThat(qp.req.nextPsn()).as("QP %d send PSN", qpn).isEqualTo(ref.sendPsn);
                 }
             }
         }
@@ -621,5 +642,77 @@ class CommandUnitTest {
         assertThat(fw.freeCqn()).isEqualTo(Run.lowest(r.cqs.keySet(), 0, r.maxCqs));
         assertThat(fw.freeKeyIndex()).isEqualTo(Run.lowest(r.keys.keySet(), 1, r.maxMrs));
         assertThat(fw.freeQpn()).isEqualTo(Run.lowest(r.qps.keySet(), FirmwareTables.FIRST_DATA_QPN, r.maxQps));
+    }
+
+    /** A producer behind the consumer, or more than a ring ahead of it, cannot come from a correct driver. */
+    @Test
+    void doorbellOutsideTheRingIsAnInvariantViolation() {
+        Run r = new Run(1);
+        assertThatThrownBy(() -> r.unit.doorbell(-1)).isInstanceOf(InvariantViolation.class).hasMessageContaining("producer -1");
+        int ahead = (1 << r.logSize) + 1;
+        assertThatThrownBy(() -> r.unit.doorbell(ahead)).isInstanceOf(InvariantViolation.class)
+                .hasMessageContaining("producer " + ahead);
+    }
+
+    /** The ring is checked when the unit is built: 2^0..2^12 entries, 64-byte aligned, a latency not negative. */
+    @Test
+    void refusesARingItCannotUse() {
+        Simulator sim = new Simulator(1);
+        HostMemory mem = new HostMemory("host");
+        Adapter nic = new Adapter(sim, "nic", Profile.defaults(), mem, 2, 3);
+        DmaPort port = new DmaPort(nic.pcie().dma().addChannel("command", 4), 0);
+        assertThatThrownBy(() -> new CommandUnit(nic, nic.firmware, nic.eq, port, 0x1000, 13, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2^13");
+        assertThatThrownBy(() -> new CommandUnit(new Module(sim, "a") { }, nic.firmware, nic.eq, port, 0x1020, 2, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not 64-byte aligned");
+        assertThatThrownBy(() -> new CommandUnit(new Module(sim, "b") { }, nic.firmware, nic.eq, port, 0x1000, 2, -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(">= 0 ps");
+    }
+
+    /**
+     * Three entries behind one doorbell: each is fetched only after the previous command's interrupt has left, so
+     * with host-read latency R and firmware latency L the answers are at least L + a read round trip apart.
+     */
+    @Test
+    void entriesBehindOneDoorbellRunOneAtATime() {
+        Simulator sim = new Simulator(1);
+        HostMemory mem = new HostMemory("host");
+        long latency = 5_000_000;
+        Adapter nic = new Adapter(sim, "nic", Profile.defaults().with("pcie.hostReadLatency", "1us"), mem, 2, 3);
+        long eqRing = mem.allocate(Eqe.SIZE * 4, 4096);
+        nic.createEq(eqRing, 2);
+        long ring = mem.allocate(ENTRY_SIZE * 4, 4096);
+        CommandUnit unit = new CommandUnit(nic, nic.firmware, nic.eq, new DmaPort(nic.pcie().dma().addChannel("command", 4), 0),
+                ring, 2, latency);
+        byte[] e = new byte[ENTRY_SIZE];
+        for (int i = 0; i < 3; i++) {
+            writeEntry(e, 0, OP_ALLOC_PD, 0, 0, 0, 0, 0, 0, 0x40 + i);
+            mem.write(ring + (long) i * ENTRY_SIZE, e, 0, ENTRY_SIZE);
+        }
+        List<Long> answers = new ArrayList<>();
+        List<Long> interrupts = new ArrayList<>();
+        nic.host().setWriteObserver((addr, len) -> {
+            if (addr >= ring && addr < ring + ENTRY_SIZE * 4) {
+                answers.add(sim.now());
+            }
+        });
+        nic.host().setInterruptHandler((v, d) -> interrupts.add(sim.now()));
+        sim.event("bell", () -> unit.doorbell(3)).schedule(0);
+        sim.run();
+
+        assertThat(answers).hasSize(3);
+        assertThat(interrupts).hasSize(3);
+        for (int i = 0; i < 3; i++) {
+            mem.read(ring + (long) i * ENTRY_SIZE, e, 0, ENTRY_SIZE);
+            assertThat(status(e, 0)).isEqualTo(STATUS_OK);
+            assertThat(out0(e, 0)).as("PDs lowest free, in ring order").isEqualTo(1 + i);
+            assertThat(token(e, 0)).isEqualTo(0x40 + i);
+        }
+        assertThat(answers.get(0)).isGreaterThanOrEqualTo(latency + 1_000_000);
+        for (int i = 1; i < 3; i++) {
+            assertThat(answers.get(i) - interrupts.get(i - 1)).as("answer %d after interrupt %d", i, i - 1)
+                    .isGreaterThanOrEqualTo(latency + 1_000_000);
+        }
+        assertThat(BlockHarness.counter(unit, "doorbells")).isEqualTo(1);
     }
 }
