@@ -81,9 +81,11 @@ public final class Validation {
      * @param hardware  the measured value, in the figure's unit
      * @param tolerance the error allowed, in percent of the measured value
      * @param source    where the figure was published
+     * @param calibrated the shipped profiles meet this row: leaving its tolerance is a regression
      */
     public record Measurement(String id, String what, String profile, List<String> set, String test, int size, int inline,
-                              int iterations, Figure figure, double hardware, double tolerance, String source) {
+                              int iterations, Figure figure, double hardware, double tolerance, String source,
+                              boolean calibrated) {
         public Measurement {
             Objects.requireNonNull(id, "id");
             set = List.copyOf(set);
@@ -120,7 +122,7 @@ public final class Validation {
             for (Raw r : raw) {
                 out.add(new Measurement(r.id, r.what, r.profile, r.set == null ? List.of() : r.set, r.test, r.size,
                         r.inline == null ? -1 : r.inline, r.iterations == null ? 0 : r.iterations, Figure.of(r.figure),
-                        r.hardware, r.tolerance, r.source));
+                        r.hardware, r.tolerance, r.source, r.calibrated));
             }
             return out;
         } catch (IOException e) {
@@ -142,6 +144,7 @@ public final class Validation {
         public double hardware;
         public double tolerance;
         public String source;
+        public boolean calibrated;
     }
 
     /** Runs one measurement's setup on the model (seed 1: the same figure every time). */

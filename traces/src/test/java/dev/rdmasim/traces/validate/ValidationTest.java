@@ -53,4 +53,17 @@ class ValidationTest {
         // The profile's idle 64 B read is two link flights, two serializations and the host latency: ~0.55-0.6 us.
         assertThat(r.model()).isBetween(500.0, 700.0);
     }
+
+    /** The rows the shipped profiles are calibrated on stay within their tolerance: a change that moves one fails. */
+    @Test
+    void everyCalibratedRowIsWithinItsTolerance() {
+        List<Validation.Measurement> calibrated = Validation.table().stream().filter(Validation.Measurement::calibrated)
+                .toList();
+        assertThat(calibrated).as("rows marked calibrated").isNotEmpty();
+        for (Validation.Measurement m : calibrated) {
+            Validation.Row r = Validation.run(m);
+            assertThat(r.within()).as("%s: hardware %s, model %s (%+.1f %%, tolerance %s %%)", m.id(), m.hardware(),
+                    r.model(), r.errorPct(), m.tolerance()).isTrue();
+        }
+    }
 }
