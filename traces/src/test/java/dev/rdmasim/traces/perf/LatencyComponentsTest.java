@@ -99,4 +99,19 @@ class LatencyComponentsTest {
                 .iterations(20_000).build()).get(0)).msgRateMpps();
         assertThat(piped).isCloseTo(base, within(base * 0.03));
     }
+
+    /**
+     * Latency tests behave as perftest's: one request outstanding, every one signaled, so the queue depth and CQ
+     * moderation options change nothing.
+     */
+    @Test
+    void latencyTestsIgnoreDepthAndModeration() {
+        for (PerfTest t : new PerfTest[] {PerfTest.WRITE_LAT, PerfTest.SEND_LAT, PerfTest.READ_LAT}) {
+            LatResult plain = (LatResult) Perf.run(PerfOptions.builder(t, P).size(8).iterations(200).build()).get(0);
+            LatResult deep = (LatResult) Perf.run(PerfOptions.builder(t, P).size(8).iterations(200).txDepth(128).cqMod(10)
+                    .build()).get(0);
+            assertThat(deep.tTypicalUs()).as(t.label()).isEqualTo(plain.tTypicalUs());
+            assertThat(deep.tAvgUs()).as(t.label()).isEqualTo(plain.tAvgUs());
+        }
+    }
 }
