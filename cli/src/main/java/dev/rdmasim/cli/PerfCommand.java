@@ -178,7 +178,8 @@ final class PerfCommand implements Callable<Integer> {
         o.printf(Locale.ROOT, " Mtu             : %-10s Max inline data: %d[B]%n", p.mtu() + "[B]", p.inlineSize());
         o.println(LINE);
         if (p.test().isBandwidth()) {
-            o.println(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]");
+            o.println(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"
+                    + "   lat p50[usec]   lat p99[usec]   lat p99.9[usec]");
         } else {
             o.println(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
                     + "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]");
@@ -189,8 +190,9 @@ final class PerfCommand implements Callable<Integer> {
     /** One table row in perftest's column layout. */
     static String row(PerfResult r) {
         if (r instanceof BwResult b) {
-            return String.format(Locale.ROOT, " %-10d %-14d %-18.2f %-20.2f %.6f", b.bytes(), b.iterations(),
-                    b.bwPeakGbps(), b.bwAvgGbps(), b.msgRateMpps());
+            return String.format(Locale.ROOT, " %-10d %-14d %-18.2f %-20.2f %-16.6f %-15.3f %-15.3f %.3f", b.bytes(),
+                    b.iterations(), b.bwPeakGbps(), b.bwAvgGbps(), b.msgRateMpps(), b.latP50Us(), b.latP99Us(),
+                    b.latP999Us());
         }
         LatResult l = (LatResult) r;
         return String.format(Locale.ROOT, " %-6d %-14d %-14.3f %-12.3f %-18.3f %-14.3f %-15.3f %-22.3f %.3f",
@@ -208,6 +210,9 @@ final class PerfCommand implements Callable<Integer> {
             m.put("bw_peak_gbps", b.bwPeakGbps());
             m.put("bw_avg_gbps", b.bwAvgGbps());
             m.put("msg_rate_mpps", b.msgRateMpps());
+            m.put("lat_p50_us", b.latP50Us());
+            m.put("lat_p99_us", b.latP99Us());
+            m.put("lat_p999_us", b.latP999Us());
         } else {
             LatResult l = (LatResult) r;
             m.put("t_min_us", l.tMinUs());

@@ -31,7 +31,7 @@ class PerfCommandTest {
         List<String> keys = new ArrayList<>();
         o.fieldNames().forEachRemaining(keys::add);
         assertThat(keys).containsExactly("test", "bytes", "iterations", "bw_peak_gbps", "bw_avg_gbps",
-                "msg_rate_mpps", "sim_time_ps", "wall_s");
+                "msg_rate_mpps", "lat_p50_us", "lat_p99_us", "lat_p999_us", "sim_time_ps", "wall_s");
         assertThat(o.get("test").asText()).isEqualTo("write_bw");
         assertThat(o.get("bytes").asInt()).isEqualTo(4096);
         assertThat(o.get("iterations").asInt()).isEqualTo(200);
@@ -83,7 +83,8 @@ class PerfCommandTest {
         assertThat(w.out()).contains("RDMA_Write BW Test", "Number of qps   : 2", "CQ Moderation  : 8",
                 "Post List      : 8", "Mtu             : 2048[B]",
                 " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]");
-        assertThat(w.out()).containsPattern("(?m)^ 1024 +128 +\\d+\\.\\d\\d +\\d+\\.\\d\\d +\\d+\\.\\d{6}$");
+        assertThat(w.out()).containsPattern(
+                "(?m)^ 1024 +128 +\\d+\\.\\d\\d +\\d+\\.\\d\\d +\\d+\\.\\d{6} +\\d+\\.\\d{3} +\\d+\\.\\d{3} +\\d+\\.\\d{3}$");
     }
 
     @Test

@@ -59,7 +59,7 @@ class SweepCommandTest {
             assertThat(dir.resolve("a").resolve(f)).isRegularFile();
         }
         String csv = Files.readString(dir.resolve("a/results.csv"));
-        assertThat(csv).startsWith("qp.inlineDataSize,-t,bw_avg_gbps,bw_peak_gbps,msg_rate_mpps,sim_time_ps,seed\n0,4,");
+        assertThat(csv).startsWith("qp.inlineDataSize,-t,bw_avg_gbps,bw_peak_gbps,msg_rate_mpps,lat_p50_us,lat_p99_us,lat_p999_us,sim_time_ps,seed\n0,4,");
         assertThat(csv.lines()).hasSize(5);
         // The same sweep with the flags in one string, into a directory that already has it: nothing to run.
         Cli again = Cli.run("sweep", "--perf", "write_bw -s 64 -n 100", "--param", "qp.inlineDataSize=0,64", "--param",

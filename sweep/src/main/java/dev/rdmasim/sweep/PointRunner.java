@@ -86,6 +86,9 @@ public final class PointRunner {
                 metrics.add(new Metric("bw_avg_gbps" + s, "Gb/s", b.bwAvgGbps()));
                 metrics.add(new Metric("bw_peak_gbps" + s, "Gb/s", b.bwPeakGbps()));
                 metrics.add(new Metric("msg_rate_mpps" + s, "Mpps", b.msgRateMpps()));
+                metrics.add(new Metric("lat_p50_us" + s, "us", b.latP50Us()));
+                metrics.add(new Metric("lat_p99_us" + s, "us", b.latP99Us()));
+                metrics.add(new Metric("lat_p999_us" + s, "us", b.latP999Us()));
             } else {
                 LatResult l = (LatResult) r;
                 metrics.add(new Metric("t_min_us" + s, "us", l.tMinUs()));

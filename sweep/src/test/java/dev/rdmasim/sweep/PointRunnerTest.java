@@ -30,8 +30,8 @@ class PointRunnerTest {
         PointResult shallow = PointRunner.run(only(s, 0));
         PointResult deep = PointRunner.run(only(s, 1));
         assertThat(deep.metrics()).extracting(Metric::name).containsExactly("bw_avg_gbps", "bw_peak_gbps",
-                "msg_rate_mpps", "sim_time_ps");
-        assertThat(deep.metrics()).extracting(Metric::unit).containsExactly("Gb/s", "Gb/s", "Mpps", "ps");
+                "msg_rate_mpps", "lat_p50_us", "lat_p99_us", "lat_p999_us", "sim_time_ps");
+        assertThat(deep.metrics()).extracting(Metric::unit).containsExactly("Gb/s", "Gb/s", "Mpps", "us", "us", "us", "ps");
         Map<String, Double> m = byName(deep.metrics());
         // Bandwidth and message rate describe the same 1 KiB messages.
         assertThat(m.get("msg_rate_mpps") * 1024 * 8 / 1e3).isCloseTo(m.get("bw_avg_gbps"),

@@ -52,11 +52,11 @@ class SweepRunTest {
         assertThat(first.ran()).isEqualTo(8);
         List<String> csv = Files.readAllLines(reference.resolve(Sweep.RESULTS_CSV));
         assertThat(csv.get(0)).isEqualTo("qp.initiatorQueueDepth,qp.inlineDataSize,bw_avg_gbps,bw_peak_gbps,"
-                + "msg_rate_mpps,sim_time_ps,seed");
+                + "msg_rate_mpps,lat_p50_us,lat_p99_us,lat_p999_us,sim_time_ps,seed");
         assertThat(csv).hasSize(9);
         assertThat(csv.subList(1, 9)).extracting(l -> {
             String[] c = l.split(",");
-            return c[0] + "/" + c[1] + "@" + c[6];
+            return c[0] + "/" + c[1] + "@" + c[9];
         }).containsExactly("4/0@11", "4/0@12", "4/64@11", "4/64@12", "32/0@11", "32/0@12", "32/64@11", "32/64@12");
         assertThat(csv.subList(1, 9)).allSatisfy(l -> assertThat(l).doesNotContain("E", "NaN", " "));
         assertThat(first.results().results()).extracting(r -> r.point().index()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);

@@ -157,6 +157,8 @@ final class PerfRun {
     private long[] completed;
     private long[] tPosted;
     private long[] tCompleted;
+    /** Per request (QP q's k-th at q * n + k): when it was posted, then its post-to-completion latency. */
+    private long[] reqLatency;
     private int totalPosted;
     private int totalCompleted;
     private long receivesExpected;
@@ -171,6 +173,7 @@ final class PerfRun {
         completed = new long[o.qps()];
         tPosted = new long[total];
         tCompleted = new long[total];
+        reqLatency = new long[total];
         totalPosted = 0;
         totalCompleted = 0;
         client.prepare(size, server);
@@ -183,10 +186,12 @@ final class PerfRun {
             PerfSide.await(sim, () -> receivesTaken == receivesExpected, "the server's receive completions");
         }
         long span = tCompleted[total - 1] - tPosted[0];
+        java.util.Arrays.sort(reqLatency);
         return new BwResult(test, size, total,
                 PerfStats.peakGbps(size, tPosted, tCompleted, o.postList(), o.cqMod()),
                 PerfStats.avgGbps(size, total, tPosted, tCompleted), PerfStats.msgRateMpps(total, tPosted, tCompleted),
-                span, wallSince(wallStart));
+                PerfStats.percentile(reqLatency, total, 50.0) / 1e6, PerfStats.percentile(reqLatency, total, 99.0) / 1e6,
+                PerfStats.percentile(reqLatency, total, 99.9) / 1e6, span, wallSince(wallStart));
     }
 
     /** One turn of the client's loop, as perftest's: fill every QP up to the depth in post lists, then poll. */
@@ -208,6 +213,8 @@ final class PerfRun {
                 long last = Math.min(n - 1, (done / o.cqMod() + 1) * o.cqMod() - 1);
                 for (long k = done; k <= last; k++) {
                     tCompleted[totalCompleted++] = at;
+                    int id = q * n + (int) k;
+                    reqLatency[id] = at - reqLatency[id];
                 }
                 completed[q] = last + 1;
             }
@@ -244,6 +251,7 @@ final class PerfRun {
                         + " B failed with " + NtStatus.name(s));
             }
             tPosted[totalPosted++] = at;
+            reqLatency[q * n + (int) k] = at;
             posted[q]++;
         }
         return true;

@@ -114,4 +114,25 @@ class LatencyComponentsTest {
             assertThat(deep.tAvgUs()).as(t.label()).isEqualTo(plain.tAvgUs());
         }
     }
+
+    /**
+     * Bandwidth tests report each request's post-to-completion latency under load: ordered percentiles, under one
+     * period of the rate at depth 1, and at a deep queue what Little's law says (requests in flight over the rate).
+     */
+    @Test
+    void bandwidthTestsReportLatencyUnderLoad() {
+        BwResult one = (BwResult) Perf.run(PerfOptions.builder(PerfTest.WRITE_BW, P).size(64).iterations(2000).txDepth(1)
+                .cqMod(1).build()).get(0);
+        BwResult deep = (BwResult) Perf.run(PerfOptions.builder(PerfTest.WRITE_BW, P).size(64).iterations(20_000)
+                .txDepth(128).cqMod(1).build()).get(0);
+        for (BwResult b : new BwResult[] {one, deep}) {
+            assertThat(b.latP50Us()).isPositive().isLessThanOrEqualTo(b.latP99Us());
+            assertThat(b.latP99Us()).isLessThanOrEqualTo(b.latP999Us());
+        }
+        // Depth 1: a request completes before the next is posted, so its latency is under one period of the rate.
+        assertThat(one.latP50Us()).isLessThan(1 / one.msgRateMpps());
+        // Depth 128: 128 requests in flight at the measured rate.
+        assertThat(deep.latP50Us()).isCloseTo(128 / deep.msgRateMpps(), within(0.25 * 128 / deep.msgRateMpps()));
+        assertThat(deep.latP50Us()).isGreaterThan(one.latP50Us());
+    }
 }

@@ -185,6 +185,7 @@ class PerfWorkloadTest {
     private static PerfResult simulated(PerfResult r) {
         if (r instanceof BwResult b) {
             return new BwResult(b.test(), b.bytes(), b.iterations(), b.bwPeakGbps(), b.bwAvgGbps(), b.msgRateMpps(),
+                    b.latP50Us(), b.latP99Us(), b.latP999Us(),
                     b.simTimePs(), 0);
         }
         LatResult l = (LatResult) r;
