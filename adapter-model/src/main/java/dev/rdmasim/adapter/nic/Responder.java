@@ -252,7 +252,6 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
     }
 
     /** Returns -1 to wait, 1 if the frame is held by DMA writes, 0 if it can be released. */
-    /** Returns -1 to wait, 1 if the frame is held by DMA writes, 0 if it can be released. */
     @Override
     public int request(Qp qp, Frame f, int op, RoceReader reader) {
         this.reader = reader;
