@@ -109,27 +109,7 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
             return readCount;
         }
 
-        /** Inbound READ {@code i}, counted from the oldest: its range, key, first PSN and packet count. */
-        long readVa(int i) {
-            return readVa[slot(i)];
-        }
-
-        int readRkey(int i) {
-            return readRkey[slot(i)];
-        }
-
-        long readLength(int i) {
-            return readLength[slot(i)];
-        }
-
-        int readPsn(int i) {
-            return readPsn[slot(i)];
-        }
-
-        int readPackets(int i) {
-            return readPackets[slot(i)];
-        }
-
+        /** The array slot of inbound READ {@code i}, counted from the oldest. */
         private int slot(int i) {
             return (readHead + i) % readVa.length;
         }
@@ -432,7 +412,7 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
         int rkey = reader.rethRkey();
         long len = reader.rethDmaLength() & 0xFFFF_FFFFL;
         int packets = len == 0 ? 1 : (int) ((len + mtu - 1) / mtu);
-        int slot = (qp.resp.readHead + qp.resp.readCount) % qp.resp.readVa.length;
+        int slot = qp.resp.slot(qp.resp.readCount);
         qp.resp.readVa[slot] = va;
         qp.resp.readRkey[slot] = rkey;
         qp.resp.readLength[slot] = len;
@@ -446,43 +426,43 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
         return 0;
     }
 
-    // The inbound READs the transmitter answers, read from the QP's responder state.
+    // The inbound READs the transmitter answers: the one read-only view of the QP's IRD entries.
 
     @Override
     public int reads(Qp qp) {
-        return qp.resp.reads();
+        return qp.resp.readCount;
     }
 
     @Override
     public long readVa(Qp qp, int i) {
-        return qp.resp.readVa(i);
+        return qp.resp.readVa[qp.resp.slot(i)];
     }
 
     @Override
     public int readRkey(Qp qp, int i) {
-        return qp.resp.readRkey(i);
+        return qp.resp.readRkey[qp.resp.slot(i)];
     }
 
     @Override
     public long readLength(Qp qp, int i) {
-        return qp.resp.readLength(i);
+        return qp.resp.readLength[qp.resp.slot(i)];
     }
 
     @Override
     public int readPsn(Qp qp, int i) {
-        return qp.resp.readPsn(i);
+        return qp.resp.readPsn[qp.resp.slot(i)];
     }
 
     @Override
     public int readPackets(Qp qp, int i) {
-        return qp.resp.readPackets(i);
+        return qp.resp.readPackets[qp.resp.slot(i)];
     }
 
     /** The last response of the QP's oldest inbound READ has left: it leaves the IRD, and a waiting READ may start. */
     @Override
     public void readAnswered(Qp qp) {
         QpResponder r = qp.resp;
-        r.readHead = (r.readHead + 1) % r.readVa.length;
+        r.readHead = r.slot(1);
         r.readCount--;
         intake.resume();
     }

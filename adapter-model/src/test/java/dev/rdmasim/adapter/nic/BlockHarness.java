@@ -1,5 +1,6 @@
 package dev.rdmasim.adapter.nic;
 
+import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.SendWqeBuilder;
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.adapter.pcie.DmaPort;
@@ -10,8 +11,11 @@ import dev.rdmasim.kernel.hw.ClockDomain;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.Stat;
+import java.util.Arrays;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.function.IntSupplier;
 
 /**
  * What a block test builds one adapter block in: a simulator, a parent module, a PCIe link with host memory behind
@@ -49,6 +53,62 @@ final class BlockHarness implements QpTable {
         return PcieConfig.defaults().withMps(mps[rnd.nextInt(3)]).withMrrs(128 << rnd.nextInt(4))
                 .withReadTags(1 + rnd.nextInt(16)).withQueues(1 + rnd.nextInt(4), 16)
                 .withLatencies(50_000 + rnd.nextLong(600_000), 20_000 + rnd.nextLong(100_000));
+    }
+
+    /** A region registered with a key unit: its virtual range and the physical page behind each of its pages. */
+    record Region(int key, int logPage, long va, long length, long[] pages) {
+        /** The physical address of virtual address {@code v} of the region. */
+        long pa(long v) {
+            long base = va & -(1L << logPage);
+            return pages[(int) ((v - base) >>> logPage)] + ((v - base) & ((1L << logPage) - 1));
+        }
+    }
+
+    /**
+     * Registers {@code key} for {@code length} bytes at {@code va} over pages of 2^logPage bytes scattered in host
+     * memory and filled with random bytes (before each page, {@code gapPages} says how many pages to leave unused:
+     * the pages are not contiguous), with its translation table and key context written as the firmware would.
+     * Each page and its bytes go to {@code filled} when it is not null.
+     */
+    Region registerScattered(KeyUnit keys, SplittableRandom rnd, int key, int pd, int access, int logPage, long va,
+            long length, IntSupplier gapPages, Map<Long, byte[]> filled) {
+        long pageSize = 1L << logPage;
+        long base = va & -pageSize;
+        int n = (int) ((va + length - 1 - base) >>> logPage) + 1;
+        long[] pages = new long[n];
+        for (int i = 0; i < n; i++) {
+            int gap = gapPages.getAsInt();
+            if (gap > 0) {
+                mem.allocate(pageSize * gap, pageSize);
+            }
+            pages[i] = mem.allocate(pageSize, pageSize);
+            byte[] fill = new byte[(int) pageSize];
+            rnd.nextBytes(fill);
+            mem.write(pages[i], fill, 0, fill.length);
+            if (filled != null) {
+                filled.put(pages[i], fill);
+            }
+        }
+        long mtt = mem.allocate(8L * n, 64);
+        byte[] e = new byte[8 * n];
+        for (int i = 0; i < n; i++) {
+            BigEndian.putI64(e, 8 * i, pages[i]);
+        }
+        mem.write(mtt, e, 0, e.length);
+        keys.writeContext(key, pd, access, logPage, va, length, mtt, true);
+        return new Region(key, logPage, va, length, pages);
+    }
+
+    /** Host memory holds exactly {@code expected} (page address to bytes); the first difference fails, named. */
+    void assertPages(Map<Long, byte[]> expected) {
+        for (Map.Entry<Long, byte[]> e : expected.entrySet()) {
+            byte[] got = new byte[e.getValue().length];
+            mem.read(e.getKey(), got, 0, got.length);
+            if (!Arrays.equals(got, e.getValue())) {
+                int i = Arrays.mismatch(got, e.getValue());
+                throw new AssertionError("host page 0x" + Long.toHexString(e.getKey()) + " differs at byte " + i);
+            }
+        }
     }
 
     /** A port on a new DMA channel of {@code depth} requests. */

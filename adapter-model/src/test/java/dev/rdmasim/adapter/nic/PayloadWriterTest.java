@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.adapter.cache.SetAssocCache;
 import dev.rdmasim.adapter.format.AccessFlags;
-import dev.rdmasim.adapter.format.BigEndian;
+import dev.rdmasim.adapter.nic.BlockHarness.Region;
 import dev.rdmasim.adapter.wire.EthernetLink;
 import dev.rdmasim.adapter.wire.Frame;
 import dev.rdmasim.adapter.wire.LinkEndpoint;
 import dev.rdmasim.kernel.Event;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,14 +33,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PayloadWriterTest {
     private static final int MAX_KEYS = 16;
     private static final int PD = 1;
-
-    /** A registered region: its virtual range and the physical page behind each of its pages. */
-    private record Region(int key, int logPage, long va, long length, long[] pages) {
-        long pa(long v) {
-            long base = va & -(1L << logPage);
-            return pages[(int) ((v - base) >>> logPage)] + ((v - base) & ((1L << logPage) - 1));
-        }
-    }
 
     /** One message: the frame carrying it and where its bytes [off, off + len) go. */
     private static final class Msg {
@@ -115,30 +106,9 @@ class PayloadWriterTest {
 
         /** Registers a region of {@code length} bytes at a page-unaligned VA, its pages anywhere in host memory. */
         void register(int index, int logPage, long length) {
-            long pageSize = 1L << logPage;
             long va = (0x7f00_0000_0000L + rnd.nextLong(1L << 30)) & -8L;
-            long base = va & -pageSize;
-            int n = (int) ((va + length - 1 - base) >>> logPage) + 1;
-            long[] pages = new long[n];
-            for (int i = 0; i < n; i++) {
-                if (rnd.nextBoolean()) {
-                    h.mem.allocate(pageSize * (1 + rnd.nextInt(3)), pageSize); // a gap: the pages are not contiguous
-                }
-                pages[i] = h.mem.allocate(pageSize, pageSize);
-                byte[] fill = new byte[(int) pageSize];
-                rnd.nextBytes(fill);
-                h.mem.write(pages[i], fill, 0, fill.length);
-                expected.put(pages[i], fill);
-            }
-            long mtt = h.mem.allocate(8L * n, 64);
-            byte[] e = new byte[8 * n];
-            for (int i = 0; i < n; i++) {
-                BigEndian.putI64(e, 8 * i, pages[i]);
-            }
-            h.mem.write(mtt, e, 0, e.length);
-            int key = index << 8 | (0x11 * index);
-            keys.writeContext(key, PD, AccessFlags.LOCAL_WRITE, logPage, va, length, mtt, true);
-            regions.add(new Region(key, logPage, va, length, pages));
+            regions.add(h.registerScattered(keys, rnd, index << 8 | (0x11 * index), PD, AccessFlags.LOCAL_WRITE, logPage,
+                    va, length, () -> rnd.nextBoolean() ? 1 + rnd.nextInt(3) : 0, expected));
         }
 
         void produce() {
@@ -167,10 +137,10 @@ class PayloadWriterTest {
             for (int i = 0; i < sges; i++) {
                 Region r = regions.get(rnd.nextInt(regions.size()));
                 int l = rnd.nextInt(8) == 0 ? 0 : 1 + rnd.nextInt(rnd.nextBoolean() ? 300 : 6000);
-                long start = r.va + rnd.nextLong(r.length - l + 1);
+                long start = r.va() + rnd.nextLong(r.length() - l + 1);
                 m.addr[i] = start;
                 m.lens[i] = l;
-                m.keys[i] = r.key;
+                m.keys[i] = r.key();
                 m.regions[i] = r;
                 total += l;
             }
@@ -193,8 +163,8 @@ class PayloadWriterTest {
                 Region r = m.regions[i];
                 switch (rnd.nextInt(3)) {
                     case 0 -> m.keys[i] ^= 0x01; // wrong tag
-                    case 1 -> m.addr[i] = r.va + r.length - b + 1 + rnd.nextInt(50); // runs past the end
-                    default -> m.addr[i] = r.va - a - 1 - rnd.nextInt(50); // starts before the start
+                    case 1 -> m.addr[i] = r.va() + r.length() - b + 1 + rnd.nextInt(50); // runs past the end
+                    default -> m.addr[i] = r.va() - a - 1 - rnd.nextInt(50); // starts before the start
                 }
             }
             Qp free = null;
@@ -296,7 +266,7 @@ class PayloadWriterTest {
                 long b = Math.min(m.off + m.len, pos + m.lens[i]);
                 if (a < b) {
                     long va = m.addr[i] + (a - pos);
-                    long ps = 1L << m.regions[i].logPage;
+                    long ps = 1L << m.regions[i].logPage();
                     n += (int) (((va + (b - a) - 1) / ps) - (va / ps)) + 1;
                 }
                 pos += m.lens[i];
@@ -312,7 +282,7 @@ class PayloadWriterTest {
                 long b = Math.min(m.off + m.len, pos + m.lens[i]);
                 for (long k = a; k < b; k++) {
                     long pa = m.regions[i].pa(m.addr[i] + (k - pos));
-                    long ps = 1L << m.regions[i].logPage;
+                    long ps = 1L << m.regions[i].logPage();
                     expected.get(pa & -ps)[(int) (pa & (ps - 1))] = m.payload[(int) (k - m.off)];
                 }
                 pos += m.lens[i];
@@ -368,14 +338,7 @@ class PayloadWriterTest {
                 assertThat(m.readWr.pendingWrites).isZero();
             }
         }
-        for (Map.Entry<Long, byte[]> e : run.expected.entrySet()) {
-            byte[] got = new byte[e.getValue().length];
-            run.h.mem.read(e.getKey(), got, 0, got.length);
-            if (!Arrays.equals(got, e.getValue())) {
-                int i = Arrays.mismatch(got, e.getValue());
-                throw new AssertionError("host page 0x" + Long.toHexString(e.getKey()) + " differs at byte " + i);
-            }
-        }
+        run.h.assertPages(run.expected);
     }
 
     /** The seeds exercise key errors, waits, messages split over pages, and a frame pool run dry. */

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.adapter.cache.SetAssocCache;
 import dev.rdmasim.adapter.format.AccessFlags;
-import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.adapter.format.CqeSyndrome;
 import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.format.RecvWqe;
+import dev.rdmasim.adapter.nic.BlockHarness.Region;
 import dev.rdmasim.adapter.transport.Psn;
 import dev.rdmasim.adapter.wire.Aeth;
 import dev.rdmasim.adapter.wire.EthernetLink;
@@ -23,7 +23,6 @@ import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.stats.Counter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,14 +57,6 @@ class ResponderTest {
     private static final int CQ_LOG = 9;
     private static final int RQ_LOG_STRIDE = 2;
     private static final int MAX_RECV_SGE = 4;
-
-    /** A registered region: its virtual range and the physical page behind each of its pages. */
-    private record Region(int key, int logPage, long va, long length, long[] pages) {
-        long pa(long v) {
-            long base = va & -(1L << logPage);
-            return pages[(int) ((v - base) >>> logPage)] + ((v - base) & ((1L << logPage) - 1));
-        }
-    }
 
     enum Kind {
         SEND, SEND_IMM, WRITE, WRITE_IMM, READ;
@@ -196,8 +187,8 @@ class ResponderTest {
                     m.imm = rnd.nextInt();
                     m.solicited = m.kind.consumesReceive() && rnd.nextInt(3) == 0;
                     if (m.kind.write() || m.kind == Kind.READ) {
-                        m.va = target.va + rnd.nextLong(target.length - m.len + 1);
-                        m.rkey = target.key;
+                        m.va = target.va() + rnd.nextLong(target.length() - m.len + 1);
+                        m.rkey = target.key();
                     }
                     m.packets = m.kind == Kind.READ ? 1 : Math.max(1, (m.len + mtu - 1) / mtu);
                     m.span = m.kind == Kind.READ ? Math.max(1, (m.len + mtu - 1) / mtu) : m.packets;
@@ -397,32 +388,10 @@ class ResponderTest {
         // ------------------------------------------------------------ set-up
 
         private Region register(long length, int access) {
-            int logPage = 12;
-            long pageSize = 1L << logPage;
             long va = (0x7f00_0000_0000L + (regionCursor += 1L << 32) + rnd.nextLong(1L << 20)) & -8L;
-            long pageBase = va & -pageSize;
-            int n = (int) ((va + length - 1 - pageBase) >>> logPage) + 1;
-            long[] pages = new long[n];
-            for (int i = 0; i < n; i++) {
-                if (rnd.nextInt(3) == 0) {
-                    h.mem.allocate(pageSize, pageSize); // a gap: the pages are not contiguous
-                }
-                pages[i] = h.mem.allocate(pageSize, pageSize);
-                byte[] fill = new byte[(int) pageSize];
-                rnd.nextBytes(fill);
-                h.mem.write(pages[i], fill, 0, fill.length);
-                expectedPages.put(pages[i], fill);
-            }
-            long mtt = h.mem.allocate(8L * n, 64);
-            byte[] e = new byte[8 * n];
-            for (int i = 0; i < n; i++) {
-                BigEndian.putI64(e, 8 * i, pages[i]);
-            }
-            h.mem.write(mtt, e, 0, e.length);
             int index = nextKey++;
-            int key = index << 8 | (0x35 * index & 0xFF);
-            keys.writeContext(key, PD, access, logPage, va, length, mtt, true);
-            return new Region(key, logPage, va, length, pages);
+            return h.registerScattered(keys, rnd, index << 8 | (0x35 * index & 0xFF), PD, access, 12, va, length,
+                    () -> rnd.nextInt(3) == 0 ? 1 : 0, expectedPages);
         }
 
         private void addSide(int q, int fixedIrd, Kind[] script, int[] scriptPackets) {
@@ -460,11 +429,11 @@ class ResponderTest {
                     }
                 }
                 Region region = register(need, AccessFlags.LOCAL_WRITE);
-                long at = region.va;
+                long at = region.va();
                 for (Recv r : s.recvs) {
                     for (int i = 0; i < r.len.length; i++) {
                         r.addr[i] = at;
-                        r.key[i] = r.bad[i] ? region.key ^ 0x01 : region.key;
+                        r.key[i] = r.bad[i] ? region.key() ^ 0x01 : region.key();
                         at += r.len[i] + rnd.nextInt(8);
                         r.capacity += r.len[i];
                     }
@@ -491,7 +460,7 @@ class ResponderTest {
                 if (rnd.nextBoolean()) {
                     m.rkey ^= 0x01; // wrong tag
                 } else {
-                    m.va = s.target.va + s.target.length - m.len + 1 + rnd.nextInt(100); // runs past the end
+                    m.va = s.target.va() + s.target.length() - m.len + 1 + rnd.nextInt(100); // runs past the end
                 }
             } else if (m.len > 1 && rnd.nextBoolean()) {
                 m.fault = Fault.SHORT_RECEIVE;
@@ -588,8 +557,9 @@ class ResponderTest {
                 if (s.qp.resp.reads() > 0 && !holdReads && rnd.nextInt(3) != 0) {
                     long[] want = s.readsHeld.poll();
                     assertThat(want).as("QP %d: a READ the model holds", s.qp.qpn).isNotNull();
-                    assertThat(new long[] {s.qp.resp.readVa(0), s.qp.resp.readRkey(0), s.qp.resp.readLength(0),
-                            s.qp.resp.readPsn(0), s.qp.resp.readPackets(0)}).as("QP %d: oldest inbound READ", s.qp.qpn)
+                    assertThat(new long[] {responder.readVa(s.qp, 0), responder.readRkey(s.qp, 0),
+                            responder.readLength(s.qp, 0), responder.readPsn(s.qp, 0), responder.readPackets(s.qp, 0)})
+                            .as("QP %d: oldest inbound READ", s.qp.qpn)
                             .containsExactly(want);
                     responder.readAnswered(s.qp);
                     assertThat(s.qp.resp.reads()).isEqualTo(s.readsHeld.size());
@@ -1108,14 +1078,7 @@ class ResponderTest {
             assertThat(BlockHarness.counter(payload, "placedBytes")).as("every executed byte placed once").isEqualTo(placed);
             assertThat(endpoint.freeBuffers()).as("every frame back in its pool").isEqualTo(buffers);
             assertThat(cqe.queuedJobs()).isZero();
-            for (Map.Entry<Long, byte[]> e : expectedPages.entrySet()) {
-                byte[] got = new byte[e.getValue().length];
-                h.mem.read(e.getKey(), got, 0, got.length);
-                if (!Arrays.equals(got, e.getValue())) {
-                    int i = Arrays.mismatch(got, e.getValue());
-                    throw new AssertionError("host page 0x" + Long.toHexString(e.getKey()) + " differs at byte " + i);
-                }
-            }
+            h.assertPages(expectedPages);
         }
     }
 

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.adapter.cache.SetAssocCache;
 import dev.rdmasim.adapter.format.AccessFlags;
-import dev.rdmasim.adapter.format.BigEndian;
 import dev.rdmasim.adapter.format.WqeOpcode;
+import dev.rdmasim.adapter.nic.BlockHarness.Region;
 import dev.rdmasim.adapter.transport.Position;
 import dev.rdmasim.adapter.transport.Psn;
 import dev.rdmasim.adapter.transport.RequestKind;
@@ -51,15 +51,6 @@ class TransmitterTest {
     private static final int KIND_REQUEST = 0;
     private static final int KIND_ACK = 1;
     private static final int KIND_READ_RESPONSE = 2;
-
-    /** A registered region: {@code length} bytes at {@code va}, its pages anywhere in host memory. */
-    private record Region(int key, int logPage, long va, long length, long[] pages) {
-        long pa(long v) {
-            long base = va & -(1L << logPage);
-            long off = v - base;
-            return pages[(int) (off >>> logPage)] + (off & ((1L << logPage) - 1));
-        }
-    }
 
     /** A packet as its slot was taken: what the frame must say. */
     private static final class Packet {
@@ -178,29 +169,9 @@ class TransmitterTest {
 
         /** Registers a region at a page-unaligned VA over scattered pages of random bytes, for local and remote reads. */
         void register(int index, int logPage, long length) {
-            long pageSize = 1L << logPage;
             long va = (0x7f00_0000_0000L + rnd.nextLong(1L << 30)) & -8L;
-            long base = va & -pageSize;
-            int n = (int) ((va + length - 1 - base) >>> logPage) + 1;
-            long[] pages = new long[n];
-            for (int i = 0; i < n; i++) {
-                if (rnd.nextBoolean()) {
-                    h.mem.allocate(pageSize * (1 + rnd.nextInt(3)), pageSize);
-                }
-                pages[i] = h.mem.allocate(pageSize, pageSize);
-                byte[] fill = new byte[(int) pageSize];
-                rnd.nextBytes(fill);
-                h.mem.write(pages[i], fill, 0, fill.length);
-            }
-            long mtt = h.mem.allocate(8L * n, 64);
-            byte[] e = new byte[8 * n];
-            for (int i = 0; i < n; i++) {
-                BigEndian.putI64(e, 8 * i, pages[i]);
-            }
-            h.mem.write(mtt, e, 0, e.length);
-            int key = index << 8 | (0x11 * index);
-            keys.writeContext(key, 1, AccessFlags.REMOTE_READ, logPage, va, length, mtt, true);
-            regions.add(new Region(key, logPage, va, length, pages));
+            regions.add(h.registerScattered(keys, rnd, index << 8 | (0x11 * index), 1, AccessFlags.REMOTE_READ, logPage,
+                    va, length, () -> rnd.nextBoolean() ? 1 + rnd.nextInt(3) : 0, null));
         }
 
         QpState addQp(int qpn) {
