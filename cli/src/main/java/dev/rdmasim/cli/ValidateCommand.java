@@ -1,5 +1,7 @@
 package dev.rdmasim.cli;
 
+import dev.rdmasim.adapter.config.ProfileException;
+import dev.rdmasim.adapter.config.Profiles;
 import dev.rdmasim.traces.validate.Validation;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -38,6 +40,11 @@ final class ValidateCommand implements Callable<Integer> {
             description = "Also write the comparison as Markdown to FILE (a new file; an existing one is not replaced).")
     Path report;
 
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+            description = {"Override a parameter on every row, after the row's own settings (repeatable): what the"
+                + " figures would be on a changed adapter or host.", "Example: --set pcie.hostWriteLatency=300ns"})
+    List<String> set = new ArrayList<>();
+
     @Override
     public Integer call() {
         PrintWriter o = spec.commandLine().getOut();
@@ -57,6 +64,13 @@ final class ValidateCommand implements Callable<Integer> {
         if (chosen.isEmpty()) {
             chosen = table;
         }
+        for (Validation.Measurement m : chosen) {
+            try {
+                Profiles.load(m.profile()).withOverrides(m.set()).withOverrides(set);
+            } catch (ProfileException e) {
+                throw new UserError("--set: " + e.getMessage() + " (row " + m.id() + ")");
+            }
+        }
         if (report != null) {
             OutputPaths.file("--report", report);
             if (Files.exists(report)) {
@@ -68,7 +82,7 @@ final class ValidateCommand implements Callable<Integer> {
         o.flush();
         List<Validation.Row> rows = new ArrayList<>();
         for (Validation.Measurement m : chosen) {
-            Validation.Row r = Validation.run(m);
+            Validation.Row r = Validation.run(m, set);
             rows.add(r);
             o.printf(Locale.ROOT, "%-20s %-15s %12s %12s %+8.1f%% %5.0f%%  %s%n", m.id(), m.figure().key(),
                     fmt(m.hardware(), m.figure()), fmt(r.model(), m.figure()), r.errorPct(), m.tolerance(),

@@ -46,4 +46,21 @@ class ValidateCommandTest {
         assertThat(refused.err()).contains("exists");
         assertThat(Files.readString(existing)).isEqualTo("my notes");
     }
+
+    /** --set applies on top of each row's settings: a slower root complex moves the DMA read by exactly the change. */
+    @Test
+    void setChangesEveryRowAndABadSettingIsOneLine() {
+        Cli base = Cli.run("validate", "--only", "pcie-read-64");
+        Cli slower = Cli.run("validate", "--only", "pcie-read-64", "--set", "pcie.hostReadLatency=512ns");
+        assertThat(base.out()).contains("546 ns");
+        assertThat(slower.out()).contains("646 ns").contains("OUT");
+        assertThat(slower.code()).isEqualTo(1);
+        Cli bad = Cli.run("validate", "--only", "pcie-read-64", "--set", "pcie.bogus=1");
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err().strip()).startsWith("rdmasim: --set:").contains("unknown parameter 'pcie.bogus'")
+                .doesNotContain("\n");
+        Cli twice = Cli.run("validate", "--only", "pcie-read-64", "--set", "pcie.hostReadLatency=1us", "--set",
+                "pcie.hostReadLatency=2us");
+        assertThat(twice.code()).isEqualTo(2);
+    }
 }

@@ -149,7 +149,18 @@ public final class Validation {
 
     /** Runs one measurement's setup on the model (seed 1: the same figure every time). */
     public static Row run(Measurement m) {
+        return run(m, List.of());
+    }
+
+    /**
+     * Runs one measurement's setup with further settings applied after the row's own ({@code KEY=VALUE}, as
+     * {@code --set}): what the figure would be on a changed adapter or host.
+     */
+    public static Row run(Measurement m, List<String> extra) {
         Profile p = Profiles.load(m.profile()).withOverrides(m.set());
+        if (!extra.isEmpty()) {
+            p = p.withOverrides(extra);
+        }
         if (m.test().equals("pcie_read")) {
             if (m.figure() != Figure.PCIE_READ_LAT_NS) {
                 throw new IllegalArgumentException(m.id() + ": pcie_read gives " + Figure.PCIE_READ_LAT_NS.key());
