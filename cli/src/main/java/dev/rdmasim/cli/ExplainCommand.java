@@ -182,13 +182,16 @@ final class ExplainCommand implements Runnable {
             if (cqe != Stage.NOT_REACHED) {
                 p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(cqe), "+" + ns(cqe - placed),
                         Stage.CQE_WRITTEN.block().name(other, me), "receive CQE written: after the payload's writes "
-                        + "left, the CQE writer built it (nic.cqeCycles = " + ns(cyclesPs(NIC_CQE_CYCLES, peer))
-                        + ") and DMA-wrote it into the receive CQ");
+                        + "left, the CQE writer built it (nic.cqeCycles + nic.cqePipelineCycles = "
+                        + ns(cyclesPs(NIC_CQE_CYCLES, peer) + cyclesPs(NIC_CQE_PIPELINE_CYCLES, peer))
+                        + ") and DMA-wrote it into the receive CQ, visible after pcie.linkLatency and "
+                        + "pcie.hostWriteLatency " + ns(peer.getLong(PCIE_HOST_WRITE_LATENCY)));
             }
             if (polled != Stage.NOT_REACHED && cqe != Stage.NOT_REACHED) {
                 p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(polled), "+" + ns(polled - cqe),
                         Stage.POLLED.block().name(other, me), "polled: host " + other + "'s poll call took the "
-                        + "receive completion (host.pollTime " + ns(peer.getLong(HOST_POLL_TIME)) + " per entry)");
+                        + "receive completion (host.pollTime " + ns(peer.getLong(HOST_POLL_TIME)) + " per entry, plus "
+                        + "host.pollMissTime " + ns(peer.getLong(HOST_POLL_MISS_TIME)) + " for the line just written)");
             } else {
                 p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", "-", "", Stage.POLLED.block().name(other, me),
                         "polled: never polled before the replay ended");
@@ -242,6 +245,15 @@ final class ExplainCommand implements Runnable {
             return p.getLong(cycles) * 1_000_000_000_000L / p.getLong(NIC_CLOCK);
         }
 
+        /** The Ethernet path of one frame, with this profile's figures: PHYs, FEC and cable. */
+        private String port() {
+            String fec = here.getString(LINK_FEC);
+            return "link.phyTxLatency " + ns(here.getLong(LINK_PHY_TX_LATENCY)) + ", link.propagationDelay "
+                    + ns(here.getLong(LINK_PROPAGATION_DELAY)) + ", " + (fec.equals("none") ? "no FEC"
+                    : "link.fec " + fec + ": the frame waits for the end of its codeword") + ", link.phyRxLatency "
+                    + ns(peer.getLong(LINK_PHY_RX_LATENCY));
+        }
+
         private String serialization(long bytes, Profile p) {
             return ns(bytes * 8 * 1_000_000_000_000L / p.getLong(LINK_RATE));
         }
@@ -273,7 +285,8 @@ final class ExplainCommand implements Runnable {
             long least = switch (s) {
                 case PAYLOAD_READ -> roundTripPs;
                 case WQE_FETCHED -> roundTripPs;
-                case CQE_WRITTEN -> cyclesPs(NIC_CQE_CYCLES, here) + here.getLong(PCIE_LINK_LATENCY);
+                case CQE_WRITTEN -> cyclesPs(NIC_CQE_CYCLES, here) + cyclesPs(NIC_CQE_PIPELINE_CYCLES, here)
+                        + here.getLong(PCIE_LINK_LATENCY) + here.getLong(PCIE_HOST_WRITE_LATENCY);
                 default -> -1;
             };
             if (least < 0 || delta < 2 * least) {
@@ -291,37 +304,46 @@ final class ExplainCommand implements Runnable {
                         + ns(here.getLong(HOST_WQE_BUILD_TIME)) + " of CPU time)"
                         + ((r.flags() & NdkOpFlags.NDK_OP_FLAG_INLINE) != 0 ? ", copying the payload into it" : "");
                 case DOORBELL -> (blueFlame() ? "the CPU wrote the whole WQE to the BlueFlame register in 64 B "
-                        + "write-combined chunks" : "the CPU rang the doorbell with an 8 B MMIO store")
-                        + "; the posted write crossed PCIe (pcie.linkLatency " + ns(here.getLong(PCIE_LINK_LATENCY))
-                        + " plus the TLP's serialization)";
+                        + "write-combined chunks (host.wcFlushTime " + ns(here.getLong(HOST_WC_FLUSH_TIME)) + " each)"
+                        : "the CPU rang the doorbell with an 8 B MMIO store (host.mmioStoreTime "
+                        + ns(here.getLong(HOST_MMIO_STORE_TIME)) + ")")
+                        + ", the store went through the uncore to the root port (pcie.mmioLatency "
+                        + ns(here.getLong(PCIE_MMIO_LATENCY)) + ") and the posted write crossed PCIe (pcie.linkLatency "
+                        + ns(here.getLong(PCIE_LINK_LATENCY)) + " plus the TLP's serialization)";
                 case WQE_FETCHED -> "the fetch engine DMA-read the WQE from the send ring: a PCIe read round trip of at least "
                         + ns(roundTripPs) + " (2 x pcie.linkLatency + pcie.hostReadLatency "
                         + ns(here.getLong(PCIE_HOST_READ_LATENCY)) + ") plus parsing";
                 case PAYLOAD_READ -> "the adapter DMA-read the first packet's payload (" + Math.min(r.bytes(), mtu)
                         + " B) from host memory: a PCIe read round trip of at least " + ns(roundTripPs)
                         + " (2 x pcie.linkLatency + pcie.hostReadLatency), plus the completion TLPs";
-                case FIRST_PACKET -> "the transmit engine built the first frame (nic.txPacketCycles = "
-                        + ns(cyclesPs(NIC_TX_PACKET_CYCLES, here)) + ") and put it on the wire: "
-                        + opcodes();
+                case FIRST_PACKET -> "the WQE went through QP-context lookup and processing (nic.wqeParseCycles + "
+                        + "nic.wqePipelineCycles = " + ns(cyclesPs(NIC_WQE_PARSE_CYCLES, here)
+                        + cyclesPs(NIC_WQE_PIPELINE_CYCLES, here)) + "), then the transmit engine built the first "
+                        + "frame (nic.txPacketCycles + nic.txPipelineCycles = " + ns(cyclesPs(NIC_TX_PACKET_CYCLES, here)
+                        + cyclesPs(NIC_TX_PIPELINE_CYCLES, here)) + ") and put it on the wire: " + opcodes();
                 case LAST_PACKET -> frames == 1 ? "the only frame: the last packet is the first one"
                         : "the last of " + frames + " frames left: each carries up to " + mtu + " B of payload, "
                         + serialization(mtu, here) + " at link.rate " + here.getLong(LINK_RATE) / 1_000_000_000L
                         + " Gb/s plus headers, and later frames wait for their payload reads";
-                case REMOTE_PLACED -> "host " + other + "'s adapter received the frames (link.propagationDelay "
-                        + ns(peer.getLong(LINK_PROPAGATION_DELAY)) + ", nic.rxPacketCycles = "
-                        + ns(cyclesPs(NIC_RX_PACKET_CYCLES, peer)) + " per frame) and issued the DMA write "
-                        + "of the last byte into its memory";
+                case REMOTE_PLACED -> "the last frame crossed the Ethernet port and cable (" + port()
+                        + "), host " + other + "'s adapter parsed it and ran the responder (nic.rxPacketCycles + "
+                        + "nic.rxPipelineCycles = " + ns(cyclesPs(NIC_RX_PACKET_CYCLES, peer)
+                        + cyclesPs(NIC_RX_PIPELINE_CYCLES, peer)) + ") and issued the DMA write of the last byte into "
+                        + "its memory (host " + other + "'s CPU sees it pcie.linkLatency plus pcie.hostWriteLatency "
+                        + ns(peer.getLong(PCIE_HOST_WRITE_LATENCY)) + " later)";
                 case ACKED -> r.op().equals("read") ? "the last READ Response frame arrived back at " + me
-                        : "the responder's ACK came back over the wire (link.propagationDelay "
-                        + ns(here.getLong(LINK_PROPAGATION_DELAY)) + " plus the ACK frame's serialization)";
-                case CQE_WRITTEN -> "the CQE writer built the completion (nic.cqeCycles = "
-                        + ns(cyclesPs(NIC_CQE_CYCLES, here)) + ") and DMA-wrote it into the CQ ring: a posted "
-                        + "PCIe write, landed after pcie.linkLatency plus its TLP";
+                        : "the responder's ACK came back through the ports and the cable (" + port()
+                        + ", plus the ACK frame's serialization)";
+                case CQE_WRITTEN -> "the CQE writer built the completion (nic.cqeCycles + nic.cqePipelineCycles = "
+                        + ns(cyclesPs(NIC_CQE_CYCLES, here) + cyclesPs(NIC_CQE_PIPELINE_CYCLES, here)) + ") and "
+                        + "DMA-wrote it into the CQ ring: a posted PCIe write, visible to the CPU after pcie.linkLatency, "
+                        + "its TLP and pcie.hostWriteLatency " + ns(here.getLong(PCIE_HOST_WRITE_LATENCY));
                 case POLLED -> (r.flags() & NdkOpFlags.NDK_OP_FLAG_SILENT_SUCCESS) != 0
                         ? "unsignaled: it was retired with the completion of a later request, taken here"
                         : "the consumer's poll call took the completion and returned: host.pollTime "
-                        + ns(here.getLong(HOST_POLL_TIME)) + " of CPU time per entry it read, after any work the "
-                        + "CPU had queued";
+                        + ns(here.getLong(HOST_POLL_TIME)) + " of CPU time per entry it read, plus host.pollMissTime "
+                        + ns(here.getLong(HOST_POLL_MISS_TIME)) + " for the cache line the adapter had just written, "
+                        + "after any work the CPU had queued";
             };
         }
 
