@@ -73,10 +73,17 @@ class CommandQueueTest {
         // The firmware time adds exactly: everything else is the same bytes on the same link.
         assertThat(t20 - t0).isEqualTo(20 * US);
         assertThat(t50 - t0).isEqualTo(50 * US);
-        // The rest, bounded below by its parts (default profile): CPU stores of mailbox and entry (25 ns each) and the
-        // 8 B doorbell (5.714 ns); the doorbell MMIO down the link (60 ns); the entry and the mailbox reads, each a
-        // request up (60 ns), the host's read latency (430 ns) and a completion down (60 ns); the MSI-X up (60 ns).
-        long floor = 25 * NS + 25 * NS + 5_714 + 60 * NS + 2 * (60 * NS + 430 * NS + 60 * NS) + 60 * NS;
+        // The rest, bounded below by its parts (default profile): CPU stores of mailbox and entry (a WQE build each)
+        // and the 8 B doorbell store; its uncore path and flight down the link; the entry and the mailbox reads, each
+        // a request up, the host's read latency and a completion down; the event's write up the link and its commit
+        // into host memory before the CPU can see it.
+        Profile d = Profile.defaults();
+        long link = d.getLong(dev.rdmasim.adapter.config.Parameters.PCIE_LINK_LATENCY);
+        long floor = 2 * d.getLong(dev.rdmasim.adapter.config.Parameters.HOST_WQE_BUILD_TIME)
+                + d.getLong(dev.rdmasim.adapter.config.Parameters.HOST_MMIO_STORE_TIME)
+                + d.getLong(dev.rdmasim.adapter.config.Parameters.PCIE_MMIO_LATENCY) + link
+                + 2 * (2 * link + d.getLong(dev.rdmasim.adapter.config.Parameters.PCIE_HOST_READ_LATENCY))
+                + link + d.getLong(dev.rdmasim.adapter.config.Parameters.PCIE_HOST_WRITE_LATENCY);
         assertThat(t0).isGreaterThanOrEqualTo(floor);
         // Serialization of the small TLPs at 8 GT/s x16 (about 0.064 ns a byte: doorbell, two reads and their
         // completions, the 32 B output, the EQE and the MSI-X, some 420 B with headers) adds about 27 ns.

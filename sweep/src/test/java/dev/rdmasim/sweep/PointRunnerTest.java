@@ -53,14 +53,15 @@ class PointRunnerTest {
 
     /**
      * Busy fractions cover the measured part only: 2000 small WRITEs at depth 128 keep the client's CPU busy almost
-     * all the time they take (about 60 us), though the connection setup before them lasts four times as long.
+     * all the time they take (about 250 us: each post costs the WQE build and two BlueFlame chunks), though the
+     * connection setup before them, with its firmware commands, is about as long and leaves the CPU mostly idle.
      */
     @Test
     void busyFractionsLeaveTheSetupOut() {
         SweepSpec s = SweepSpec.perf("write_bw", List.of("-s", "64", "-n", "2000", "-t", "128")).build();
         PointResult r = PointRunner.run(only(s, 0));
         double runPs = byName(r.metrics()).get("sim_time_ps");
-        assertThat(runPs).isLessThan(100e6);
+        assertThat(runPs).isLessThan(400e6);
         assertThat(r.bottleneck().name()).isEqualTo("hostA.cpu");
         assertThat(r.bottleneck().value()).isGreaterThan(0.8);
         // The server only answers (no CPU work but its setup), so it is idle over the window.

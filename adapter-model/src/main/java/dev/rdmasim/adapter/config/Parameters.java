@@ -23,6 +23,8 @@ public final class Parameters {
     private static final String NDK = "ndkinfo.h NDK_ADAPTER_INFO";
     private static final String PERFTEST = "perftest defaults";
     private static final String MODEL = "model choice";
+    /** The validation rows a fitted value was chosen on ({@code rdmasim validate}, docs/calibration.md). */
+    private static final String FITTED = "fitted to the validation rows (cx5-*-lat-8, cx4-send-lat-*)";
 
     private static final List<Parameter<?>> ALL = new ArrayList<>();
 
@@ -47,20 +49,20 @@ public final class Parameters {
     public static final Parameter<Long> PCIE_READ_TAGS = add(integer("pcie.readTags", "256").range("1", "1024")
             .doc("Outstanding non-posted (read) requests the adapter may have, i.e. usable tags")
             .src(PCIE_SPEC + ": 8-bit extended tag field"));
-    public static final Parameter<Long> PCIE_HOST_READ_LATENCY = add(time("pcie.hostReadLatency", "430ns")
+    public static final Parameter<Long> PCIE_HOST_READ_LATENCY = add(time("pcie.hostReadLatency", "412ns")
             .range("0ps", "100us")
             .doc("Root complex and memory time from a read request's arrival to its first completion leaving")
-            .src(PCIE_BENCH + ": 64 B DMA read ~550-600 ns round trip, minus 2 x pcie.linkLatency and TLP time"));
-    public static final Parameter<Long> PCIE_HOST_WRITE_LATENCY = add(time("pcie.hostWriteLatency", "0ps").range("0ps", "10us")
+            .src(PCIE_BENCH + ": fitted to the 64 B DMA read median of 546 ns (Xeon E5-2630 v4), minus"
+                    + " 2 x pcie.linkLatency and TLP time"));
+    public static final Parameter<Long> PCIE_HOST_WRITE_LATENCY = add(time("pcie.hostWriteLatency", "180ns").range("0ps", "10us")
             .doc("Time the root complex and memory take to commit a device's posted write before the CPU can see it"
                     + " (in arrival order, so a CQE is never seen before its data)")
-            .src(MODEL + ": 0 until the profiles are calibrated on measured latency (Intel's TCC guide puts"
-                    + " PCIe-to-memory writes at about half a DMA read, 250-300 ns)"));
-    public static final Parameter<Long> PCIE_MMIO_LATENCY = add(time("pcie.mmioLatency", "0ps").range("0ps", "10us")
+            .src(FITTED + "; Intel's TCC tuning guide puts a PCIe-to-memory write at about half a DMA read"
+                    + " (half of 546 ns, less the link flight: about 200 ns)"));
+    public static final Parameter<Long> PCIE_MMIO_LATENCY = add(time("pcie.mmioLatency", "80ns").range("0ps", "10us")
             .doc("Time a CPU MMIO store (doorbell, BlueFlame chunk) takes through the uncore to the root port before"
                     + " its TLP can leave (in order; the CPU's own store and write-combining flush are host.*)")
-            .src(MODEL + ": 0 until the profiles are calibrated on measured latency (50-300 ns between consecutive"
-                    + " MMIO write TLPs are reported)"));
+            .src(FITTED + "; 50-300 ns between consecutive MMIO write TLPs are reported"));
     public static final Parameter<Long> PCIE_LINK_LATENCY = add(time("pcie.linkLatency", "60ns").range("0ps", "10us")
             .doc("One-way PCIe link and PHY latency, added to every TLP after serialization")
             .src(MODEL + ": with hostReadLatency gives the pcie-bench 64 B read latency"));
@@ -138,20 +140,24 @@ public final class Parameters {
             .doc("nic.clock cycles to build one CQE").src(MODEL));
     // Pipeline depths: latency through a block beyond its initiation interval (the *Cycles above), which a
     // pipelined block pays per item without taking fewer items per cycle.
-    public static final Parameter<Long> NIC_WQE_PIPELINE_CYCLES = add(integer("nic.wqePipelineCycles", "0")
+    public static final Parameter<Long> NIC_WQE_PIPELINE_CYCLES = add(integer("nic.wqePipelineCycles", "30")
             .range("0", "100000").doc("Pipeline depth of WQE processing (QP-context lookup, WQE decode) beyond"
                     + " nic.wqeParseCycles: latency only")
-            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
-    public static final Parameter<Long> NIC_TX_PIPELINE_CYCLES = add(integer("nic.txPipelineCycles", "0")
+            .src(FITTED + "; ASIC adapters spend hundreds of ns per direction (by subtraction"
+                    + " from perftest latency)"));
+    public static final Parameter<Long> NIC_TX_PIPELINE_CYCLES = add(integer("nic.txPipelineCycles", "25")
             .range("0", "100000").doc("Pipeline depth of packet build (headers, ICRC) beyond nic.txPacketCycles:"
-                    + " latency only").src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
-    public static final Parameter<Long> NIC_RX_PIPELINE_CYCLES = add(integer("nic.rxPipelineCycles", "0")
+                    + " latency only").src(FITTED + "; ASIC adapters spend hundreds of ns per direction (by subtraction"
+                    + " from perftest latency)"));
+    public static final Parameter<Long> NIC_RX_PIPELINE_CYCLES = add(integer("nic.rxPipelineCycles", "25")
             .range("0", "100000").doc("Pipeline depth of receive parse, steering and responder beyond"
                     + " nic.rxPacketCycles: latency only")
-            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
-    public static final Parameter<Long> NIC_CQE_PIPELINE_CYCLES = add(integer("nic.cqePipelineCycles", "0")
+            .src(FITTED + "; ASIC adapters spend hundreds of ns per direction (by subtraction"
+                    + " from perftest latency)"));
+    public static final Parameter<Long> NIC_CQE_PIPELINE_CYCLES = add(integer("nic.cqePipelineCycles", "10")
             .range("0", "100000").doc("Pipeline depth of CQE build beyond nic.cqeCycles: latency only")
-            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
+            .src(FITTED + "; ASIC adapters spend hundreds of ns per direction (by subtraction"
+                    + " from perftest latency)"));
     public static final Parameter<Long> NIC_DMA_WRITE_QUEUE = add(integer("nic.dmaWriteQueue", "64")
             .range("1", "65536").doc("DMA write requests queued in front of the PCIe transmitter")
             .src(MODEL + ": SimBricks runners allow 64 outstanding DMAs"));
@@ -187,17 +193,17 @@ public final class Parameters {
     public static final Parameter<Double> LINK_CORRUPT_PROBABILITY = add(dbl("link.corruptProbability", "0")
             .range("0", "1").doc("Probability a frame arrives with a bad ICRC/FCS and is discarded")
             .src(MODEL + ": lossless by default"));
-    public static final Parameter<String> LINK_FEC = add(choice("link.fec", "none").oneOf("none", "rs528", "rs544", "rs272")
+    public static final Parameter<String> LINK_FEC = add(choice("link.fec", "rs528").oneOf("none", "rs528", "rs544", "rs272")
             .doc("Forward error correction on the line: a frame is decoded only once the codeword holding its last bit"
                     + " has arrived (rs528/rs544: 5120 MAC bits per codeword, 51.2 ns at 100 Gb/s; rs272: half)")
-            .src("IEEE 802.3 clauses 91, 119, 161 (RS(528,514), RS(544,514), RS(272,257)); " + MODEL
-                    + ": none until the profiles are calibrated on measured latency"));
-    public static final Parameter<Long> LINK_PHY_TX_LATENCY = add(time("link.phyTxLatency", "0ps").range("0ps", "10us")
+            .src("IEEE 802.3 clauses 91, 119, 161 (RS(528,514), RS(544,514), RS(272,257)): 100GBASE-CR4/KR4"
+                    + " on 25 Gb/s lanes use RS(528,514)"));
+    public static final Parameter<Long> LINK_PHY_TX_LATENCY = add(time("link.phyTxLatency", "40ns").range("0ps", "10us")
             .doc("Transmit PHY pipeline: MAC, PCS, FEC encoder and SerDes, from the MAC to the line (latency only)")
-            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
-    public static final Parameter<Long> LINK_PHY_RX_LATENCY = add(time("link.phyRxLatency", "0ps").range("0ps", "10us")
+            .src(FITTED + "; 100 GbE MAC/PCS/PMA cores report tens of ns per direction"));
+    public static final Parameter<Long> LINK_PHY_RX_LATENCY = add(time("link.phyRxLatency", "60ns").range("0ps", "10us")
             .doc("Receive PHY pipeline: SerDes, PCS, FEC decoder and MAC, from a complete codeword to the MAC (latency only)")
-            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
+            .src(FITTED + "; the receive side adds deskew and the RS decoder to the transmit pipeline"));
     public static final Parameter<Long> LINK_RX_BUFFER_FRAMES = add(integer("link.rxBufferFrames", "256")
             .range("1", "65535").doc("Frame buffers per port: frames queued, on the wire or held by the receiver; when all are in use the sender waits (lossless, PFC-like)").src(MODEL));
 
@@ -238,18 +244,19 @@ public final class Parameters {
     // ---- Host CPU and driver ----
     public static final Parameter<Long> HOST_WQE_BUILD_TIME = add(time("host.wqeBuildTime", "25ns").range("0ps", "1ms")
             .doc("CPU time to write one WQE into the send queue").src(MODEL));
-    public static final Parameter<Long> HOST_MMIO_STORE_TIME = add(time("host.mmioStoreTime", "5.714ns")
-            .range("0ps", "1ms").doc("CPU cost of one 8 B uncached MMIO store (a doorbell)")
-            .src(KALIA + ": ~175 M MMIOs/s on Connect-IB"));
-    public static final Parameter<Long> HOST_WC_FLUSH_TIME = add(time("host.wcFlushTime", "5.714ns").range("0ps", "1ms")
-            .doc("CPU cost of one 64 B write-combined MMIO chunk (BlueFlame)")
-            .src(KALIA + ": ~175 M cache lines/s on Connect-IB"));
+    public static final Parameter<Long> HOST_MMIO_STORE_TIME = add(time("host.mmioStoreTime", "50ns")
+            .range("0ps", "1ms").doc("CPU cost of one 8 B MMIO doorbell store and the barrier that pushes it out")
+            .src("one core; 50-300 ns between consecutive MMIO write TLPs are reported (calibration.md section 5)"));
+    public static final Parameter<Long> HOST_WC_FLUSH_TIME = add(time("host.wcFlushTime", "50ns").range("0ps", "1ms")
+            .doc("CPU cost of one 64 B write-combined MMIO chunk (BlueFlame) and its share of the flush")
+            .src("fitted to cx5-one-qp-rate-64 (a few Mpps on one QP); about 100 ns between write-combining"
+                    + " flushes are measured (kPIO+WC), one per 2-chunk BlueFlame post"));
     public static final Parameter<Long> HOST_POLL_TIME = add(time("host.pollTime", "20ns").range("0ps", "1ms")
             .doc("CPU time of one CQ poll (read and check one CQE)").src(MODEL));
-    public static final Parameter<Long> HOST_POLL_MISS_TIME = add(time("host.pollMissTime", "0ps").range("0ps", "1ms")
+    public static final Parameter<Long> HOST_POLL_MISS_TIME = add(time("host.pollMissTime", "40ns").range("0ps", "1ms")
             .doc("Extra CPU time of a poll that finds new data: the adapter's DMA write invalidated the line in the"
                     + " core's caches, so the read misses to the last-level cache (DDIO) or memory")
-            .src(MODEL + ": 0 until the profiles are calibrated on measured latency"));
+            .src(FITTED + "; a last-level-cache hit on a line the adapter wrote with DDIO (Xeon)"));
     public static final Parameter<Long> HOST_CPU_CLOCK = add(frequency("host.cpuClock", "2.5GHz").range("100MHz", "10GHz")
             .doc("Host CPU clock, for reports in cycles").src(MODEL + ": Xeon-class server"));
 

@@ -15,7 +15,7 @@ class ProfileTest {
     void defaultsHaveTheDocumentedValues() {
         assertThat(base.name()).isEqualTo("default");
         assertThat(base.getInt(Parameters.PCIE_MPS)).isEqualTo(256);
-        assertThat(base.getLong(Parameters.PCIE_HOST_READ_LATENCY)).isEqualTo(430_000L);
+        assertThat(base.getLong(Parameters.PCIE_HOST_READ_LATENCY)).isEqualTo(412_000L);
         assertThat(base.getLong(Parameters.LINK_RATE)).isEqualTo(100_000_000_000L);
         assertThat(base.getLong(Parameters.NIC_CLOCK)).isEqualTo(500_000_000L);
         assertThat(base.getBoolean(Parameters.PCIE_ADDR64)).isTrue();

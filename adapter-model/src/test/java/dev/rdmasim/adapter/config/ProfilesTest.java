@@ -44,10 +44,11 @@ class ProfilesTest {
         assertThat(cx3.get("ndk.deviceId")).isEqualTo("0x1003");
         Profile cib = Profiles.load("connectib-like");
         assertThat(cib.differencesFrom(Profile.defaults()))
-                .containsExactly(Map.entry("link.rate", "56Gbps"), Map.entry("ndk.deviceId", "0x1011"));
+                .containsExactly(Map.entry("link.rate", "56Gbps"), Map.entry("link.fec", "none"),
+                        Map.entry("ndk.deviceId", "0x1011"));
         Profile cx6 = Profiles.load("cx6-like");
         assertThat(cx6.differencesFrom(Profile.defaults())).containsExactly(Map.entry("pcie.gen", "4"),
-                Map.entry("link.rate", "200Gbps"), Map.entry("ndk.deviceId", "0x101B"));
+                Map.entry("link.rate", "200Gbps"), Map.entry("link.fec", "rs544"), Map.entry("ndk.deviceId", "0x101B"));
     }
 
     /** Every YAML file in the resource folder is listed by names(), and each listed name has a file. */

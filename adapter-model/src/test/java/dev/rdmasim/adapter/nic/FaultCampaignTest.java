@@ -167,7 +167,8 @@ class FaultCampaignTest {
         Simulator sim = new Simulator(1);
         TestHost[] p = TestHost.pair(sim, Profile.defaults(), 1 << 20, ALL);
         p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf, p[1].key, p[0].buf, 3000, false, true);
-        sim.runUntil(sim.now() + 100_000);
+        // 500 ns: past the doorbell's way to the adapter (MMIO path and PCIe), before the payload read returns.
+        sim.runUntil(sim.now() + 500_000);
         // The WRITE is announced and on its way: a caller that found no event left now would have a stuck QP.
         assertThatThrownBy(() -> p[0].nic.checkNothingOutstanding()).isInstanceOf(InvariantViolation.class)
                 .hasMessageContaining("QP " + TestHost.QPN + " READY_TO_SEND");

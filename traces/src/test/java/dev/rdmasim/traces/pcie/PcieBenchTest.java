@@ -114,8 +114,8 @@ class PcieBenchTest {
 
     @org.junit.jupiter.api.Test
     void readLatencyIsTheRoundTripOfTheProfile() {
-        long host = 430_000;
-        long link = 60_000;
+        long host = DEFAULT.getLong(dev.rdmasim.adapter.config.Parameters.PCIE_HOST_READ_LATENCY);
+        long link = DEFAULT.getLong(dev.rdmasim.adapter.config.Parameters.PCIE_LINK_LATENCY);
         // Gen3 x16: 8 GT/s x 16 lanes x 128/130 = 15.753846 B/ns, i.e. 63.4765625 ps per byte.
         double psPerByte = 1000 / (8.0 * 16 * 128 / 130 / 8);
         for (int size : new int[] {64, 256}) {
@@ -130,7 +130,7 @@ class PcieBenchTest {
         // The profile is what the adapter is built from: --set moves the latency by exactly the change.
         Result base = run(DEFAULT, Test.PCIE_READ, 64, 100, 0);
         Result slower = run(DEFAULT.with("pcie.hostReadLatency", "1us"), Test.PCIE_READ, 64, 100, 0);
-        assertThat(slower.latNsMedian() - base.latNsMedian()).isCloseTo(570.0, within(0.001));
+        assertThat(slower.latNsMedian() - base.latNsMedian()).isCloseTo((1_000_000 - host) / 1000.0, within(0.001));
         // Under a full window the same reads queue behind each other.
         assertThat(base.loadedLatNsMedian()).isGreaterThan(base.latNsMedian());
     }

@@ -70,8 +70,9 @@ class PerfWorkloadTest {
 
     @Test
     void messageRateGrowsWithTheDepth() {
+        // Depths below the posting CPU's bound (about 8 Mpps: a WQE build and two BlueFlame chunks per post).
         double[] rate = new double[4];
-        int[] depths = {1, 4, 16, 64};
+        int[] depths = {1, 2, 4, 8};
         for (int i = 0; i < depths.length; i++) {
             rate[i] = bw(PerfOptions.builder(PerfTest.WRITE_BW, P).size(64).iterations(600).txDepth(depths[i]).build())
                     .msgRateMpps();
