@@ -105,7 +105,7 @@ class QpScalingTest {
     void messageRateDropsWhenActiveQpsOutnumberTheContextCache() {
         double few = rate(64);
         double many = rate(2048);
-        // Measured 48.7 and 26.9 Mmsg/s (2026-11-21).
+        // Measured 41.5 and 28.2 Mmsg/s (2026-11-26, calibrated defaults).
         assertThat(many).as("%.1f Mmsg/s with 63 QPs, %.1f with 2047", few, many).isLessThan(few * 0.8);
         assertThat(few).isPositive();
     }
