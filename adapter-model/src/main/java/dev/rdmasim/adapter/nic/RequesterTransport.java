@@ -52,6 +52,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         private int rnrRetriesLeft;
         /** Retries after a timeout or sequence NAK this QP was connected with (restored on progress). */
         private int retryCount;
+        /** RNR retries this QP was connected with (restored on progress, like retryCount). */
+        private int rnrRetryCount;
         /** Outbound READs outstanding at once (initiator depth); set at RTS. */
         private int maxReadsOut;
         private Event timer;
@@ -216,6 +218,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         r.ackedPsn = (sendPsn - 1) & 0xFF_FFFF;
         r.retryCount = retryCount;
         r.retriesLeft = retryCount;
+        r.rnrRetryCount = rnrRetry;
         r.rnrRetriesLeft = rnrRetry;
         r.maxReadsOut = maxReadsOut;
     }
@@ -408,7 +411,10 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         }
         if (Psn.diff(psn, qp.req.unackedPsn) >= 0) {
             qp.req.unackedPsn = Psn.add(psn, 1);
+            // Forward progress gives the QP its retries back: the counts bound retries of one stuck request,
+            // not the QP's whole life (a receiver that is briefly out of receives now and then never fails it).
             qp.req.retriesLeft = qp.req.retryCount;
+            qp.req.rnrRetriesLeft = qp.req.rnrRetryCount;
             progress = true;
         }
         if (progress) {
@@ -598,6 +604,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     /** A READ response in order: forward progress, so the QP gets its retries back and its timer restarts. */
     private void readProgress(Qp qp) {
         qp.req.retriesLeft = qp.req.retryCount;
+        qp.req.rnrRetriesLeft = qp.req.rnrRetryCount;
         if (!qp.req.rnrWaiting && qp.state() == QpState.READY_TO_SEND) {
             restartTimer(qp, params.ackTimeoutPs());
         }

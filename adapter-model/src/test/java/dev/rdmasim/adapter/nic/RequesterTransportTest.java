@@ -923,6 +923,40 @@ class RequesterTransportTest {
     }
 
     /**
+     * RNR retries bound one stuck request, not the QP's life: with an RNR retry count of 1, each of three SENDs is
+     * refused once and accepted when resent. The acknowledgement of each restores the count, so none fails; a
+     * SEND refused twice in a row then exhausts it and fails with RNR_RETRY_EXC.
+     */
+    @Test
+    void progressRestoresTheRnrRetries() {
+        SplittableRandom rnd = new SplittableRandom(99);
+        var params = new RequesterTransport.Params(16, 40_000 * PS_PER_NS, 3_000 * PS_PER_NS, 1, 1024);
+        Rig rig = new Rig(99, rnd, params, 8, 4096);
+        rig.manual = true;
+        QpModel q = rig.addQp(5, 8, 100, 7, 1, 4, 16);
+        Req[] sends = new Req[3];
+        for (int i = 0; i < 3; i++) {
+            sends[i] = postSend(rig, q, true);
+            runFor(rig, 2_000 * PS_PER_NS);
+            answer(rig, q, 100 + i, Aeth.rnrNak(1));
+            runFor(rig, rig.params.rnrTimerPs() + 2_000 * PS_PER_NS);
+            answer(rig, q, 100 + i, Aeth.ack(0));
+            runFor(rig, 2_000 * PS_PER_NS);
+            assertThat(q.qp.state()).as("SEND %d refused once", i).isEqualTo(QpState.READY_TO_SEND);
+            assertThat(sends[i].reported).isTrue();
+            assertThat(sends[i].syndrome).isZero();
+        }
+        Req last = postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        answer(rig, q, 103, Aeth.rnrNak(1));
+        runFor(rig, rig.params.rnrTimerPs() + 2_000 * PS_PER_NS);
+        answer(rig, q, 103, Aeth.rnrNak(1));
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(last.reported).isTrue();
+        assertThat(last.syndrome).isEqualTo(CqeSyndrome.RNR_RETRY_EXC);
+    }
+
+    /**
      * A stale RNR NAK, for a PSN already acknowledged (a reordered or duplicated frame), arrives with nothing in
      * flight. The RNR wait it starts must end, or the QP never sends again.
      */
