@@ -75,7 +75,9 @@ public final class NdkCq extends NdkObject {
      * first QP created on it.
      */
     public HostCpu core() {
-        checkUsable();
+        if (hw == null) {
+            throw new IllegalStateException("the CQ was not created");
+        }
         return hw.core();
     }
 

@@ -103,7 +103,9 @@ public final class NdkQp extends NdkObject {
 
     /** The host core the QP's posts run on. */
     public HostCpu core() {
-        checkUsable();
+        if (hw == null) {
+            throw new IllegalStateException("the QP was not created");
+        }
         return hw.core();
     }
 
