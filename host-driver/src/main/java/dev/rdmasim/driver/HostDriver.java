@@ -67,6 +67,8 @@ public final class HostDriver extends Module {
     private final HostCpu[] cores;
     /** QPs created so far: the next one without a core of its own goes to core {@code qpsPlaced mod cores}. */
     private int qpsPlaced;
+    /** The core that retries first at the next MMIO retry. */
+    private int retryFirst;
     private final long mac;
     private final int ip;
     private final int bfBytes;
@@ -463,12 +465,17 @@ public final class HostDriver extends Module {
     }
 
     /**
-     * The root complex's posted queue has room again: every stalled core retries, in core order (one that
-     * fills the queue again leaves the later ones stalled until the next call).
+     * The root complex's posted queue has room again: every stalled core retries, in core order from a first
+     * core that moves on by one each time (one that fills the queue again leaves the later ones stalled until the
+     * next call). The rotation shares a saturated queue evenly, as the uncore's arbitration between cores does; a
+     * fixed first core would starve the last ones.
      */
     private void onMmioRetry() {
-        for (HostCpu c : cores) {
-            c.retryMmio();
+        int n = cores.length;
+        int first = retryFirst;
+        retryFirst = first + 1 == n ? 0 : first + 1;
+        for (int k = 0, i = first; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+            cores[i].retryMmio();
         }
     }
 

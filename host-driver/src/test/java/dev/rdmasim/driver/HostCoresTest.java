@@ -168,6 +168,50 @@ class HostCoresTest {
         assertThat(sharedQueueRun(seed)).isEqualTo(first);
     }
 
+    /**
+     * Four cores each with the same long queue of BlueFlame writes and a posted queue too small for them: the
+     * cores take turns at the room it frees, so they finish together (a fixed retry order would let the first core
+     * through and hold the last one back until the others were done).
+     */
+    @Test
+    void aSaturatedPostedQueueIsSharedEvenly() {
+        int n = 4;
+        Profile prof = cores(Profile.defaults(), n).with(Parameters.PCIE_GEN, 1L).with(Parameters.PCIE_LANES, 1L)
+                .with(Parameters.HOST_WQE_BUILD_TIME, 0L).with(Parameters.HOST_WC_FLUSH_TIME, 0L)
+                .with(Parameters.HOST_MMIO_STORE_TIME, 0L);
+        Rig r = rig(5, prof, n);
+        Simulator sim = r.sim();
+        byte[] d = pattern(5, 100);
+        int per = 60;
+        for (int i = 0; i < per; i++) {
+            for (int q = 0; q < n; q++) {
+                assertThat(r.qa()[q].sq().postInline(i, WqeOpcode.RDMA_WRITE, i == per - 1 ? SendQueue.SIGNALED : 0,
+                        0, r.mrb().address() + q * 4096L, r.mrb().rkey(), d, 0, d.length)).isTrue();
+            }
+        }
+        long start = sim.now();
+        long[] doneAt = new long[n];
+        int left = n;
+        while (left > 0) {
+            assertThat(sim.step()).isTrue();
+            for (int c = 0; c < n; c++) {
+                if (doneAt[c] == 0 && r.a().core(c).queuedItems() == 0) {
+                    doneAt[c] = sim.now();
+                    left--;
+                }
+            }
+        }
+        long first = java.util.Arrays.stream(doneAt).min().orElseThrow();
+        long last = java.util.Arrays.stream(doneAt).max().orElseThrow();
+        assertThat(last - first).as("cores finished at %s", java.util.Arrays.toString(doneAt))
+                .isLessThan((last - start) / 5);
+        long s0 = counter(sim, "hostA.cpu0.stalls");
+        for (int c = 1; c < n; c++) {
+            assertThat(counter(sim, "hostA.cpu" + c + ".stalls")).as("core %d", c)
+                    .isBetween(s0 * 8 / 10, s0 * 12 / 10);
+        }
+    }
+
     private static String sharedQueueRun(long seed) {
         int n = 4;
         Profile prof = cores(Profile.defaults(), n).with(Parameters.PCIE_GEN, 1L).with(Parameters.PCIE_LANES, 1L)
