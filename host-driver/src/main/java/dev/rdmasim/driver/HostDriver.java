@@ -193,11 +193,15 @@ public final class HostDriver extends Module {
 
     /** Core {@code i}, 0 .. {@link #coreCount()} - 1. */
     public HostCpu core(int i) {
+        checkCore(i);
+        return cores[i];
+    }
+
+    private void checkCore(int i) {
         if (i < 0 || i >= cores.length) {
             throw new IllegalArgumentException("core " + i + " does not exist: the host has " + cores.length
                     + (cores.length == 1 ? " core" : " cores") + " (host.cores)");
         }
-        return cores[i];
     }
 
     /**
@@ -335,8 +339,8 @@ public final class HostDriver extends Module {
         if (o.sendCq().driver() != this || o.recvCq().driver() != this) {
             throw new IllegalArgumentException("the QP's CQs must belong to driver " + name());
         }
-        if (o.core() >= cores.length) {
-            core(o.core()); // the message
+        if (o.core() >= 0) {
+            checkCore(o.core());
         }
         int logStride = 32 - Integer.numberOfLeadingZeros(Math.max(1, o.maxRecvSge()) - 1);
         long sqRing = memory.allocate((long) SendWqeBuilder.BB << o.sqLogBbs(), PAGE);
