@@ -14,7 +14,10 @@ import dev.rdmasim.adapter.host.HostMemory;
 public final class CompletionQueue {
     private final HostDriver driver;
     private final HostMemory memory;
-    private final HostCpu cpu;
+    /** The core whose thread polls this CQ (its polls and arms are charged there). */
+    private HostCpu cpu;
+    /** Whether {@link #cpu} was chosen (explicitly or by the first QP created on this CQ). */
+    private boolean placed;
     private final long pollPs;
     private final int cqn;
     private long ring;
@@ -52,6 +55,28 @@ public final class CompletionQueue {
 
     public int cqn() {
         return cqn;
+    }
+
+    /** The host core that polls this CQ. */
+    public HostCpu core() {
+        return cpu;
+    }
+
+    /**
+     * Polls this CQ on core {@code core} from now on (0 .. {@code host.cores} - 1). Without this call, the CQ
+     * is polled on the core of the first QP created on it (on the first core until then).
+     */
+    public void setCore(int core) {
+        cpu = driver.core(core);
+        placed = true;
+    }
+
+    /** A QP on {@code core} is created on this CQ: the CQ follows it unless its core was already chosen. */
+    void follow(HostCpu core) {
+        if (!placed) {
+            cpu = core;
+            placed = true;
+        }
     }
 
     /** Entries of the ring new CQEs go to (the new one once a resize has been answered). */
@@ -123,17 +148,17 @@ public final class CompletionQueue {
         if (armIndex < consumerIndex) {
             throw new IllegalArgumentException("arm index " + armIndex + " is before the consumer index " + consumerIndex);
         }
-        if (!driver.cpu().hasRoom(2)) {
-            driver.cpu().refused();
+        if (!cpu.hasRoom(2)) {
+            cpu.refused();
             return false;
         }
         int cmd = solicitedOnly ? Doorbells.ARM_CMD_SOLICITED : Doorbells.ARM_CMD_ANY;
         int word = Doorbells.armWord(armSequence & 3, cmd, (int) (armIndex & 0xFF_FFFF));
         armSequence++;
-        driver.cpu().storeWord(dbRecord + Doorbells.OFF_CQ_ARM, word, 0);
-        byte[] mmio = driver.cpu().mmio(Doorbells.cqArmOffset(0), Doorbells.MMIO_DOORBELL_SIZE, driver.mmioStorePs);
+        cpu.storeWord(dbRecord + Doorbells.OFF_CQ_ARM, word, 0);
+        byte[] mmio = cpu.mmio(Doorbells.cqArmOffset(0), Doorbells.MMIO_DOORBELL_SIZE, driver.mmioStorePs);
         BigEndian.putI64(mmio, 0, Doorbells.cqArmDoorbell(word, cqn));
-        driver.cpu().kick();
+        cpu.kick();
         driver.arms.inc();
         return true;
     }

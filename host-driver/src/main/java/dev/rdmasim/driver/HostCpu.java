@@ -10,14 +10,17 @@ import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.wave.Signal;
 
 /**
- * The host core the driver runs on: one sequential processor that works through a bounded queue
- * of driver work items in order. Each item costs CPU time (a WQE build, an MMIO store, a
+ * One host core the driver runs on: a sequential processor that works through a bounded queue
+ * of driver work items in order. A host has {@code host.cores} of them working in parallel; each QP
+ * posts on one (see {@link HostDriver}). Each item costs CPU time (a WQE build, an MMIO store, a
  * write-combined chunk flush) and takes effect when the CPU finishes it: ring bytes and doorbell
  * records are stored into host memory then, MMIO writes are handed to the root complex then.
  *
  * <p>When the root complex's posted queue is full the store cannot retire: the core <em>stalls</em>
  * (as an x86 core does on a full write-combining / uncached store path) until the bridge's retry
- * callback says there is room, and every later item is pushed back by the stall. Nothing is lost.
+ * callback says there is room, and every later item is pushed back by the stall. Nothing is lost. The
+ * posted queue is the root complex's, shared by every core: a stall holds back only the core whose store
+ * was refused, and the driver passes the bridge's one retry callback to each stalled core in turn.
  *
  * <p>Work that only reads memory (CQ and EQ polls) is charged with {@link #charge}: it happens at
  * the call and moves the end of the CPU's timeline, delaying the items queued after it.
@@ -79,7 +82,6 @@ public final class HostCpu extends Module {
         c = new int[capacity];
         data = new byte[capacity][MAX_MMIO];
         step = sim().event(fullName() + ".step", this::step);
-        bridge.setMmioRetry(this::onMmioRetry);
         busyTime = stats().counter("busyTime", "ps",
                 "CPU time spent on driver work (builds, stores, polls that found an entry)");
         emptyPollTime = stats().counter("emptyPollTime", "ps",
@@ -299,7 +301,8 @@ public final class HostCpu extends Module {
         return i < capacity ? i : i - capacity;
     }
 
-    private void onMmioRetry() {
+    /** The root complex's posted queue has room again: a stalled core retries its store (and goes on). */
+    void retryMmio() {
         if (!stalled) {
             return;
         }

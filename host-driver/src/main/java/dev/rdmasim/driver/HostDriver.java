@@ -1,5 +1,6 @@
 package dev.rdmasim.driver;
 
+import static dev.rdmasim.adapter.config.Parameters.HOST_CORES;
 import static dev.rdmasim.adapter.config.Parameters.HOST_MMIO_STORE_TIME;
 import static dev.rdmasim.adapter.config.Parameters.HOST_POLL_TIME;
 import static dev.rdmasim.adapter.config.Parameters.HOST_WC_FLUSH_TIME;
@@ -39,7 +40,12 @@ import org.eclipse.collections.impl.map.mutable.primitive.IntObjectHashMap;
  * events back from host memory ({@link CompletionQueue}, {@link EventQueue}).
  *
  * <p>Work on the host CPU is serialized by {@link HostCpu}; costs come from the profile's
- * {@code host.*} parameters.
+ * {@code host.*} parameters. A host has {@code host.cores} cores running in parallel, each with its own
+ * work queue: a QP posts on one core (the one its {@link QpOptions} names, else QP i of this driver on
+ * core i mod cores) and a CQ is polled on one (its own, else the core of the first QP created on it).
+ * Interrupts, firmware commands and the connection manager run on the first core. Every core stores
+ * through the one root complex, so the MMIO posted queue and its backpressure are shared. With one
+ * core it is named {@code cpu}; with more, {@code cpu0}, {@code cpu1}, ...
  *
  * <p>The driver owns its root complex's hooks: the MSI-X handler (an interrupt polls the event
  * queue and calls each signalled CQ's event handler), the write observer (tells a CQ when a CQE
@@ -57,6 +63,12 @@ public final class HostDriver extends Module {
     private final Profile profile;
     private final HostBridge bridge;
     private final HostCpu cpu;
+    /** The host's cores ({@code host.cores}); {@link #cpu} is the first. */
+    private final HostCpu[] cores;
+    /** QPs created so far: the next one without a core of its own goes to core {@code qpsPlaced mod cores}. */
+    private int qpsPlaced;
+    /** The core that retries first at the next MMIO retry. */
+    private int retryFirst;
     private final long mac;
     private final int ip;
     private final int bfBytes;
@@ -109,7 +121,13 @@ public final class HostDriver extends Module {
         bridge = nic.host();
         mac = nic.mac();
         ip = nic.ip();
-        cpu = new HostCpu(this, "cpu", memory, bridge, cpuQueue);
+        int n = profile.getInt(HOST_CORES);
+        cores = new HostCpu[n];
+        for (int i = 0; i < n; i++) {
+            cores[i] = new HostCpu(this, n == 1 ? "cpu" : "cpu" + i, memory, bridge, cpuQueue);
+        }
+        cpu = cores[0];
+        bridge.setMmioRetry(this::onMmioRetry);
         wqeBuildPs = profile.getLong(HOST_WQE_BUILD_TIME);
         mmioStorePs = profile.getLong(HOST_MMIO_STORE_TIME);
         wcFlushPs = profile.getLong(HOST_WC_FLUSH_TIME);
@@ -163,8 +181,27 @@ public final class HostDriver extends Module {
         return memory;
     }
 
+    /** The first core (the only one unless {@code host.cores} > 1): interrupts, commands and CM run there. */
     public HostCpu cpu() {
         return cpu;
+    }
+
+    /** Number of host cores ({@code host.cores}). */
+    public int coreCount() {
+        return cores.length;
+    }
+
+    /** Core {@code i}, 0 .. {@link #coreCount()} - 1. */
+    public HostCpu core(int i) {
+        checkCore(i);
+        return cores[i];
+    }
+
+    private void checkCore(int i) {
+        if (i < 0 || i >= cores.length) {
+            throw new IllegalArgumentException("core " + i + " does not exist: the host has " + cores.length
+                    + (cores.length == 1 ? " core" : " cores") + " (host.cores)");
+        }
     }
 
     /**
@@ -302,6 +339,9 @@ public final class HostDriver extends Module {
         if (o.sendCq().driver() != this || o.recvCq().driver() != this) {
             throw new IllegalArgumentException("the QP's CQs must belong to driver " + name());
         }
+        if (o.core() >= 0) {
+            checkCore(o.core());
+        }
         int logStride = 32 - Integer.numberOfLeadingZeros(Math.max(1, o.maxRecvSge()) - 1);
         long sqRing = memory.allocate((long) SendWqeBuilder.BB << o.sqLogBbs(), PAGE);
         long rqRing = memory.allocate((long) RecvWqe.strideBytes(logStride) << o.rqLogSize(), PAGE);
@@ -310,8 +350,14 @@ public final class HostDriver extends Module {
     }
 
     QueuePair addQp(int qpn, QpOptions o, QpRings r) {
-        SendQueue sq = new SendQueue(this, qpn, r.sq(), o.sqLogBbs(), r.db(), o.maxSendSge(), o.maxInline(), bfBytes);
-        ReceiveQueue rq = new ReceiveQueue(this, qpn, r.rq(), o.rqLogSize(), r.logStride(), r.db(), o.maxRecvSge());
+        HostCpu core = cores[o.core() >= 0 ? o.core() : qpsPlaced % cores.length];
+        qpsPlaced++;
+        o.sendCq().follow(core);
+        o.recvCq().follow(core);
+        SendQueue sq = new SendQueue(this, core, qpn, r.sq(), o.sqLogBbs(), r.db(), o.maxSendSge(), o.maxInline(),
+                bfBytes);
+        ReceiveQueue rq = new ReceiveQueue(this, core, qpn, r.rq(), o.rqLogSize(), r.logStride(), r.db(),
+                o.maxRecvSge());
         sqs.put(qpn, sq);
         rqs.put(qpn, rq);
         return new QueuePair(this, qpn, sq, rq);
@@ -419,6 +465,21 @@ public final class HostDriver extends Module {
             } else if (eq.type() == GsiUnit.EVENT_TYPE && cm != null) {
                 cm.madArrived();
             }
+        }
+    }
+
+    /**
+     * The root complex's posted queue has room again: every stalled core retries, in core order from a first
+     * core that moves on by one each time (one that fills the queue again leaves the later ones stalled until the
+     * next call). The rotation shares a saturated queue evenly, as the uncore's arbitration between cores does; a
+     * fixed first core would starve the last ones.
+     */
+    private void onMmioRetry() {
+        int n = cores.length;
+        int first = retryFirst;
+        retryFirst = first + 1 == n ? 0 : first + 1;
+        for (int k = 0, i = first; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+            cores[i].retryMmio();
         }
     }
 

@@ -9,10 +9,15 @@ package dev.rdmasim.driver;
  * @param maxRecvSge  SGEs per receive WQE (the receive stride is the next power of two)
  * @param maxInline   inline payload bytes per send WQE
  * @param access      remote access the QP grants ({@code format.AccessFlags})
+ * @param core        host core the QP posts on (0 .. {@code host.cores} - 1), or -1 for the driver's choice:
+ *                    the i-th QP of a driver on core i mod cores
  */
 public record QpOptions(CompletionQueue sendCq, CompletionQueue recvCq, int pd, int sqLogBbs, int rqLogSize,
-        int maxSendSge, int maxRecvSge, int maxInline, int access) {
+        int maxSendSge, int maxRecvSge, int maxInline, int access, int core) {
     public QpOptions {
+        if (core < -1) {
+            throw new IllegalArgumentException("core must be >= 0, or -1 for the driver's choice, got " + core);
+        }
         if (sendCq == null || recvCq == null) {
             throw new IllegalArgumentException("sendCq and recvCq are required");
         }
@@ -33,12 +38,25 @@ public record QpOptions(CompletionQueue sendCq, CompletionQueue recvCq, int pd, 
         }
     }
 
+    /** Options with the driver's choice of core. */
+    public QpOptions(CompletionQueue sendCq, CompletionQueue recvCq, int pd, int sqLogBbs, int rqLogSize,
+            int maxSendSge, int maxRecvSge, int maxInline, int access) {
+        this(sendCq, recvCq, pd, sqLogBbs, rqLogSize, maxSendSge, maxRecvSge, maxInline, access, -1);
+    }
+
     /** One CQ for both directions, 256-BB send ring, 64 receives of up to 4 SGEs, 220 B inline. */
     public static QpOptions of(CompletionQueue cq, int pd, int access) {
         return new QpOptions(cq, cq, pd, 8, 6, 4, 4, 220, access);
     }
 
     public QpOptions withRings(int newSqLogBbs, int newRqLogSize) {
-        return new QpOptions(sendCq, recvCq, pd, newSqLogBbs, newRqLogSize, maxSendSge, maxRecvSge, maxInline, access);
+        return new QpOptions(sendCq, recvCq, pd, newSqLogBbs, newRqLogSize, maxSendSge, maxRecvSge, maxInline, access,
+                core);
+    }
+
+    /** The same options, posting on host core {@code newCore} (-1: the driver's choice). */
+    public QpOptions withCore(int newCore) {
+        return new QpOptions(sendCq, recvCq, pd, sqLogBbs, rqLogSize, maxSendSge, maxRecvSge, maxInline, access,
+                newCore);
     }
 }

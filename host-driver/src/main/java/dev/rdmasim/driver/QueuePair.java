@@ -26,6 +26,11 @@ public final class QueuePair {
         return rq;
     }
 
+    /** The host core this QP posts on. */
+    public HostCpu core() {
+        return sq.core();
+    }
+
     public HostDriver driver() {
         return driver;
     }

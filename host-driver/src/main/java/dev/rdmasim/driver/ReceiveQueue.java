@@ -27,9 +27,10 @@ public final class ReceiveQueue {
     private int producer;
     private int consumer;
 
-    ReceiveQueue(HostDriver driver, int qpn, long ringBase, int logSize, int logStride, long dbRecord, int maxSge) {
+    ReceiveQueue(HostDriver driver, HostCpu core, int qpn, long ringBase, int logSize, int logStride, long dbRecord,
+            int maxSge) {
         this.driver = driver;
-        this.cpu = driver.cpu();
+        this.cpu = core;
         this.memory = driver.memory();
         this.qpn = qpn;
         this.ringBase = ringBase;

@@ -57,10 +57,10 @@ public final class SendQueue {
     private int lastBbs;
     private int lastRetired;
 
-    SendQueue(HostDriver driver, int qpn, long ringBase, int logBbs, long dbRecord, int maxSge, int maxInline,
-            int bfBytes) {
+    SendQueue(HostDriver driver, HostCpu core, int qpn, long ringBase, int logBbs, long dbRecord, int maxSge,
+            int maxInline, int bfBytes) {
         this.driver = driver;
-        this.cpu = driver.cpu();
+        this.cpu = core;
         this.memory = driver.memory();
         this.qpn = qpn;
         this.ringBase = ringBase;
@@ -80,6 +80,11 @@ public final class SendQueue {
 
     public int qpn() {
         return qpn;
+    }
+
+    /** The host core this queue's posts run on. */
+    public HostCpu core() {
+        return cpu;
     }
 
     /** Whether single-WQE doorbells may use BlueFlame (default true). */

@@ -11,8 +11,8 @@ import dev.rdmasim.kernel.stats.Counter;
  * post them in batches of {@code batch} WQEs per doorbell (the first {@code batch - 1} deferred),
  * signal every {@code signalEvery}-th, and re-post as CQEs are polled.
  *
- * <p>The application is a thread on the source host's CPU: it runs when a CQE lands, but no
- * earlier than the CPU is free of its earlier work, and its polls and posts queue on that CPU.
+ * <p>The application is a thread on the core of the source QP: it runs when a CQE lands, but no
+ * earlier than the core is free of its earlier work, and its polls and posts queue on that core.
  */
 public final class WriteStream extends Module {
     private final HostPair.Side src;
@@ -63,7 +63,7 @@ public final class WriteStream extends Module {
         this.dst = dst;
         this.sq = src.sq();
         this.cq = src.cq();
-        this.cpu = src.driver().cpu();
+        this.cpu = sq.core();
         this.msgBytes = msgBytes;
         this.depth = depth;
         this.batch = batch;

@@ -13,8 +13,9 @@
  * builds send WQEs into the ring and rings the doorbell (8-byte MMIO, BlueFlame, or one doorbell for
  * a deferred batch); {@link dev.rdmasim.driver.ReceiveQueue} posts receive WQEs through the
  * doorbell record only; {@link dev.rdmasim.driver.CompletionQueue} polls CQEs by owner bit,
- * retires send and receive WQEs, and arms for events. The host CPU
- * ({@link dev.rdmasim.driver.HostCpu}) serializes this work in simulated time, so WQE builds
- * and MMIO stores cost host time and a full posted-write queue stalls it.
+ * retires send and receive WQEs, and arms for events. Each host core
+ * ({@link dev.rdmasim.driver.HostCpu}, {@code host.cores} of them, one per QP's posting thread)
+ * serializes the work given to it in simulated time, so WQE builds and MMIO stores cost host time
+ * and a full posted-write queue of the shared root complex stalls the core whose store it refused.
  */
 package dev.rdmasim.driver;

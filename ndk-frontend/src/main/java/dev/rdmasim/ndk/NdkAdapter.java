@@ -101,8 +101,10 @@ public final class NdkAdapter extends NdkObject {
      * firmware command, so this returns {@code STATUS_PENDING} and {@code createCompletion} delivers
      * the CQ; {@code STATUS_INVALID_PARAMETER} when the depth is 0 or above {@code MaxCqDepth}.
      *
-     * @param affinity processor group affinity ({@code GROUP_AFFINITY}); the model has one host core
-     *                 and ignores it, as a provider may
+     * @param affinity processor group affinity ({@code GROUP_AFFINITY}): an {@link Integer} names the host core
+     *                 (0 .. {@code host.cores} - 1) whose thread polls the CQ, standing for an affinity of one
+     *                 processor ({@code STATUS_INVALID_PARAMETER} for a core the host does not have); anything
+     *                 else is ignored, as a provider may, and the CQ is polled on the core of its first QP
      */
     public int createCq(long cqDepth, NdkCallbacks.CqNotification cqNotification, Object cqNotificationContext,
             Object affinity, NdkCallbacks.CreateCompletion createCompletion, Object requestContext, Out<NdkCq> ppNdkCq) {
@@ -110,9 +112,16 @@ public final class NdkAdapter extends NdkObject {
         if (cqDepth < 1 || cqDepth > info.maxCqDepth) {
             return STATUS_INVALID_PARAMETER;
         }
+        int core = affinity instanceof Integer i ? i : -1;
+        if (affinity instanceof Integer && (core < 0 || core >= driver().coreCount())) {
+            return STATUS_INVALID_PARAMETER;
+        }
         NdkCq cq = new NdkCq(this, cqDepth, cqNotification, cqNotificationContext);
         cq.requestStarted();
         firmware.createCq(NdkCq.logSizeFor(cqDepth), (status, hw) -> {
+            if (status == STATUS_SUCCESS && core >= 0) {
+                hw.setCore(core);
+            }
             cq.created(status, hw);
             cq.requestDone();
             if (status == STATUS_SUCCESS && recorder != null) {

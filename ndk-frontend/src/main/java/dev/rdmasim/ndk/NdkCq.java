@@ -8,6 +8,7 @@ import static dev.rdmasim.ndk.NtStatus.*;
 import dev.rdmasim.adapter.format.Cqe;
 import dev.rdmasim.driver.Completion;
 import dev.rdmasim.driver.CompletionQueue;
+import dev.rdmasim.driver.HostCpu;
 import dev.rdmasim.kernel.InvariantViolation;
 
 /**
@@ -67,6 +68,17 @@ public final class NdkCq extends NdkObject {
     public void setLandedListener(Runnable listener) {
         checkUsable();
         hw.setLandedListener(listener);
+    }
+
+    /**
+     * The host core whose thread polls this CQ: the one named by the creation's affinity, else the core of the
+     * first QP created on it.
+     */
+    public HostCpu core() {
+        if (hw == null) {
+            throw new IllegalStateException("the CQ was not created");
+        }
+        return hw.core();
     }
 
     /** The depth the CQ was created (or last resized) with. */

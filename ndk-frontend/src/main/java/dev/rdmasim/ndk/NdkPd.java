@@ -47,6 +47,22 @@ public final class NdkPd extends NdkObject {
     public int createQp(NdkCq pReceiveCq, NdkCq pInitiatorCq, Object qpContext, long receiveQueueDepth,
             long initiatorQueueDepth, long maxReceiveRequestSge, long maxInitiatorRequestSge, long inlineDataSize,
             NdkCallbacks.CreateCompletion createCompletion, Object requestContext, Out<NdkQp> ppNdkQp) {
+        return createQp(pReceiveCq, pInitiatorCq, qpContext, receiveQueueDepth, initiatorQueueDepth,
+                maxReceiveRequestSge, maxInitiatorRequestSge, inlineDataSize, -1, createCompletion, requestContext,
+                ppNdkQp);
+    }
+
+    /**
+     * As {@link #createQp(NdkCq, NdkCq, Object, long, long, long, long, long, NdkCallbacks.CreateCompletion,
+     * Object, Out)}, naming the host core whose thread posts to the QP: {@code processor} 0 ..
+     * {@code host.cores} - 1, or -1 for the provider's choice (the i-th QP of the adapter on core i mod cores). The
+     * NDK call has no such parameter (a QP posts on whichever processor calls it); this stands for the consumer
+     * pinning the QP's thread. A core the host does not have gives {@code STATUS_INVALID_PARAMETER}.
+     */
+    public int createQp(NdkCq pReceiveCq, NdkCq pInitiatorCq, Object qpContext, long receiveQueueDepth,
+            long initiatorQueueDepth, long maxReceiveRequestSge, long maxInitiatorRequestSge, long inlineDataSize,
+            int processor, NdkCallbacks.CreateCompletion createCompletion, Object requestContext,
+            Out<NdkQp> ppNdkQp) {
         checkUsable();
         NdkAdapterInfo info = adapter.info();
         if (pReceiveCq == null || pInitiatorCq == null || pReceiveCq.adapter != adapter
@@ -55,7 +71,8 @@ public final class NdkPd extends NdkObject {
                 || maxReceiveRequestSge > info.maxReceiveRequestSge
                 || maxInitiatorRequestSge > info.maxInitiatorRequestSge || inlineDataSize > info.maxInlineDataSize
                 || receiveQueueDepth < 0 || initiatorQueueDepth < 0 || maxReceiveRequestSge < 0
-                || maxInitiatorRequestSge < 0 || inlineDataSize < 0) {
+                || maxInitiatorRequestSge < 0 || inlineDataSize < 0
+                || processor < -1 || processor >= adapter.driver().coreCount()) {
             return STATUS_INVALID_PARAMETER;
         }
         pReceiveCq.checkUsable();
@@ -69,7 +86,8 @@ public final class NdkPd extends NdkObject {
         int sqLogBbs = Math.max(1, log2Ceil(Math.max(1, initiatorQueueDepth) * bbsPerWqe));
         int rqLogSize = log2Ceil(Math.max(1, receiveQueueDepth));
         QpOptions options = new QpOptions(pInitiatorCq.hw, pReceiveCq.hw, number, sqLogBbs, rqLogSize, sendSge,
-                recvSge, inline, AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE | AccessFlags.LOCAL_WRITE);
+                recvSge, inline, AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE | AccessFlags.LOCAL_WRITE,
+                processor);
         NdkQp qp = new NdkQp(this, pReceiveCq, pInitiatorCq, qpContext, (int) receiveQueueDepth,
                 (int) initiatorQueueDepth, (int) maxReceiveRequestSge, (int) maxInitiatorRequestSge, inline);
         qp.requestStarted();

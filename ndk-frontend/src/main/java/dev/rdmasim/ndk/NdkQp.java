@@ -6,6 +6,7 @@ import static dev.rdmasim.ndk.NtStatus.*;
 
 import dev.rdmasim.adapter.format.WqeOpcode;
 import dev.rdmasim.driver.Completion;
+import dev.rdmasim.driver.HostCpu;
 import dev.rdmasim.driver.QueuePair;
 import dev.rdmasim.driver.SendQueue;
 import dev.rdmasim.driver.SgeList;
@@ -98,6 +99,14 @@ public final class NdkQp extends NdkObject {
      */
     public int lastPostedWqe() {
         return lastWqe;
+    }
+
+    /** The host core the QP's posts run on. */
+    public HostCpu core() {
+        if (hw == null) {
+            throw new IllegalStateException("the QP was not created");
+        }
+        return hw.core();
     }
 
     /** Initiator requests posted and not yet retired by a completion the consumer took. */

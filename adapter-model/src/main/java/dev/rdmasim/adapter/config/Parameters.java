@@ -259,6 +259,10 @@ public final class Parameters {
             .src(FITTED + "; a last-level-cache hit on a line the adapter wrote with DDIO (Xeon)"));
     public static final Parameter<Long> HOST_CPU_CLOCK = add(frequency("host.cpuClock", "2.5GHz").range("100MHz", "10GHz")
             .doc("Host CPU clock, for reports in cycles").src(MODEL + ": Xeon-class server"));
+    public static final Parameter<Long> HOST_CORES = add(integer("host.cores", "1").range("1", "256")
+            .doc("Host CPU cores running driver work in parallel; each QP posts on one core (QP i on core i mod "
+                    + "cores unless placed explicitly), and all cores share the root complex's MMIO posted queue")
+            .src(MODEL + ": one posting thread per core, as perftest/Kalia's benchmarks run"));
 
     public static final Parameter<Long> HOST_DEFER_LIMIT = add(integer("host.deferLimit", "16").range("1", "4096")
             .doc("Most requests posted with NDK_OP_FLAG_DEFER the NDK provider holds back before it rings the doorbell "

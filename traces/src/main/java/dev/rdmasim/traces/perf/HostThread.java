@@ -6,7 +6,7 @@ import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.Simulator;
 
 /**
- * A benchmark thread busy-polling on a host's one core, as perftest's loop does. Each turn runs the body at
+ * A benchmark thread busy-polling on one of a host's cores, as perftest's loop does. Each turn runs the body at
  * the time the core is free: the driver work the body queues (WQE builds, doorbells) and the CQ polls it makes
  * are charged to the core, so the next turn comes when that work is done. A turn that found nothing comes back
  * one poll later ({@code host.pollTime}, at least 1 ns so that a zero poll time cannot freeze the clock).
@@ -21,9 +21,10 @@ final class HostThread {
     private Runnable body;
     private boolean running;
 
-    HostThread(Simulator sim, HostDriver host, String name, long pollPs) {
+    /** A thread named {@code name} on core {@code core} of {@code host}. */
+    HostThread(Simulator sim, HostDriver host, int core, String name, long pollPs) {
         this.sim = sim;
-        this.cpu = host.cpu();
+        this.cpu = host.core(core);
         this.spinPs = Math.max(pollPs, MIN_SPIN_PS);
         this.turn = sim.event(host.fullName() + "." + name, this::turn);
     }

@@ -32,6 +32,9 @@ final class PerfRun {
     private final Simulator sim;
     private final PerfSide client;
     private final PerfSide server;
+    /** The client's threads, one per core in use (QP q on thread q mod threads); the first runs latency tests. */
+    private final HostThread[] clientThreads;
+    private final HostThread[] serverThreads;
     private final HostThread clientThread;
     private final HostThread serverThread;
     private final NdkResult[] clientResults = results();
@@ -72,12 +75,26 @@ final class PerfRun {
         }
         PerfSide.connect(sim, client, server);
         long pollPs = p.getLong(Parameters.HOST_POLL_TIME);
-        clientThread = new HostThread(sim, topo.host(0).driver(), "perfClient", pollPs);
-        serverThread = new HostThread(sim, topo.host(1).driver(), "perfServer", pollPs);
+        clientThreads = threads(topo, 0, client.threads(), "perfClient", pollPs);
+        serverThreads = threads(topo, 1, server.threads(), "perfServer", pollPs);
+        clientThread = clientThreads[0];
+        serverThread = serverThreads[0];
         if (test == PerfTest.SEND_BW) {
             // The server keeps its receives posted for the whole run, reposting each one as it completes.
-            serverThread.start(this::serverReceiveTurn);
+            for (int t = 0; t < serverThreads.length; t++) {
+                int tt = t;
+                serverThreads[t].start(() -> serverReceiveTurn(tt));
+            }
         }
+    }
+
+    /** Thread t on core t of host {@code host}; the first keeps the one-thread name. */
+    private HostThread[] threads(Topology topo, int host, int n, String name, long pollPs) {
+        HostThread[] t = new HostThread[n];
+        for (int i = 0; i < n; i++) {
+            t[i] = new HostThread(sim, topo.host(host).driver(), i, i == 0 ? name : name + i, pollPs);
+        }
+        return t;
     }
 
     private static int maxSize(PerfOptions o) {
@@ -102,8 +119,12 @@ final class PerfRun {
     }
 
     void finish() {
-        serverThread.stop();
-        clientThread.stop();
+        for (HostThread t : serverThreads) {
+            t.stop();
+        }
+        for (HostThread t : clientThreads) {
+            t.stop();
+        }
     }
 
     /** Steps the simulation until the workload is done; a long stretch without progress is a failure. */
@@ -161,6 +182,8 @@ final class PerfRun {
     private long[] reqLatency;
     private int totalPosted;
     private int totalCompleted;
+    /** Client threads still running this size (each stops once its QPs are done). */
+    private int threadsRunning;
     private long receivesExpected;
     private long receivesTaken;
 
@@ -177,8 +200,18 @@ final class PerfRun {
         totalPosted = 0;
         totalCompleted = 0;
         client.prepare(size, server);
-        clientThread.start(this::bandwidthTurn);
+        threadsRunning = clientThreads.length;
+        for (int t = 0; t < clientThreads.length; t++) {
+            int tt = t;
+            clientThreads[t].start(() -> bandwidthTurn(tt));
+        }
         awaitDone();
+        if (clientThreads.length > 1) {
+            // Threads post and poll side by side, each in its own time: the i-th post (completion) of the run is
+            // the i-th in time, as one thread records them.
+            java.util.Arrays.sort(tPosted);
+            java.util.Arrays.sort(tCompleted);
+        }
         if (test == PerfTest.SEND_BW) {
             // Every send was acknowledged, but the server may not have polled every receive yet: wait for it
             // before the next size, as perftest's two sides meet between sizes.
@@ -194,17 +227,26 @@ final class PerfRun {
                 PerfStats.percentile(reqLatency, total, 99.9) / 1e6, span, wallSince(wallStart));
     }
 
-    /** One turn of the client's loop, as perftest's: fill every QP up to the depth in post lists, then poll. */
-    private void bandwidthTurn() {
+    /**
+     * One turn of client thread {@code t}'s loop, as perftest's: fill each of its QPs up to the depth in post
+     * lists, then poll its CQ.
+     */
+    private void bandwidthTurn(int t) {
         int n = o.iterations();
-        for (int q = 0; q < o.qps(); q++) {
-            if (!postSome(q, n)) {
+        int step = clientThreads.length;
+        HostThread thread = clientThreads[t];
+        for (int q = t; q < o.qps(); q += step) {
+            if (!postSome(q, n, thread)) {
                 break; // the core's work queue is full: the thread is busy until it drains
             }
         }
-        if (totalCompleted < tCompleted.length) {
-            int got = client.initiatorCq().getCqResults(clientResults, POLL_BATCH);
-            long at = clientThread.clock();
+        boolean mine = false;
+        for (int q = t; q < o.qps(); q += step) {
+            mine |= completed[q] < n;
+        }
+        if (mine) {
+            int got = client.initiatorCq(t).getCqResults(clientResults, POLL_BATCH);
+            long at = thread.clock();
             for (int i = 0; i < got; i++) {
                 NdkResult r = clientResults[i];
                 int q = client.check(r, test.label());
@@ -220,19 +262,25 @@ final class PerfRun {
             }
             if (got > 0) {
                 progress();
-                for (int q = 0; q < o.qps(); q++) {
+                for (int q = t; q < o.qps(); q += step) {
                     client.checkOutstanding(q, posted[q] - completed[q]);
                 }
             }
         }
-        if (totalCompleted == tCompleted.length) {
-            clientThread.stop();
-            done = true;
+        boolean left = false;
+        for (int q = t; q < o.qps(); q += step) {
+            left |= completed[q] < n;
+        }
+        if (!left) {
+            thread.stop();
+            if (--threadsRunning == 0) {
+                done = true;
+            }
         }
     }
 
     /** Posts QP {@code q}'s next requests while a whole post list fits the depth; false if the core is full. */
-    private boolean postSome(int q, int n) {
+    private boolean postSome(int q, int n, HostThread thread) {
         int l = o.postList();
         while (posted[q] < n) {
             long k = posted[q];
@@ -241,7 +289,7 @@ final class PerfRun {
             }
             int flags = bwFlags | (k % l != l - 1 && k != n - 1 ? NDK_OP_FLAG_DEFER : 0)
                     | (signaled(k, n) ? 0 : NDK_OP_FLAG_SILENT_SUCCESS);
-            long at = clientThread.clock();
+            long at = thread.clock();
             int s = client.post(q, test.verb(), flags);
             if (s == STATUS_INSUFFICIENT_RESOURCES) {
                 return false;
@@ -257,9 +305,9 @@ final class PerfRun {
         return true;
     }
 
-    /** send_bw's server: takes receive completions and reposts each receive. */
-    private void serverReceiveTurn() {
-        int got = server.receiveCq().getCqResults(serverResults, POLL_BATCH);
+    /** send_bw's server thread {@code t}: takes its receive completions and reposts each receive. */
+    private void serverReceiveTurn(int t) {
+        int got = server.receiveCq(t).getCqResults(serverResults, POLL_BATCH);
         for (int i = 0; i < got; i++) {
             NdkResult r = serverResults[i];
             int q = server.check(r, test.label() + " server");
@@ -269,7 +317,7 @@ final class PerfRun {
             server.owe(q);
             receivesTaken++;
         }
-        server.repostOwed();
+        server.repostOwed(t);
     }
 
     // ---------------------------------------------------------------- latency
@@ -431,7 +479,7 @@ final class PerfRun {
             throw new PerfFailure(test.label() + ": a receive got " + r.bytesTransferred + " B, sent " + latSize);
         }
         p.side.owe(q);
-        p.side.repostOwed();
+        p.side.repostOwed(0);
         return true;
     }
 }

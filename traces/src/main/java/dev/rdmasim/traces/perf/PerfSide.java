@@ -34,6 +34,11 @@ import java.util.function.BooleanSupplier;
  * receive area (what the peer writes or sends into, and where READs land) and the source area (what this side
  * sends or writes from, and what the peer reads). Buffer addresses and remote tokens reach the peer directly,
  * standing for perftest's out-of-band exchange over its TCP socket.
+ *
+ * <p>A host with several cores ({@code host.cores}) runs one thread per core, as many as there are QPs: QP q
+ * posts on core q mod cores, and each core's thread has its own initiator and receive CQ for its QPs (pinned to
+ * its core by the creation's affinity), as a multi-threaded benchmark gives each thread its own. With one thread
+ * the side is exactly perftest's.
  */
 final class PerfSide {
     /** perftest's default TCP port, used here for the listener. */
@@ -47,8 +52,10 @@ final class PerfSide {
     private final HostMemory memory;
     private final String name;
     private final NdkAdapterInfo info;
-    private final NdkCq initiatorCq;
-    private final NdkCq receiveCq;
+    /** Threads of this side (one per core in use); QP q belongs to thread q mod threads. */
+    private final int threads;
+    private final NdkCq[] initiatorCqs;
+    private final NdkCq[] receiveCqs;
     private final NdkQp[] qps;
     private final NdkMr[] mrs;
     private final long[] buffers;
@@ -60,7 +67,7 @@ final class PerfSide {
     private final long[] remoteReadAt;
     private final int[] remoteToken;
     private final int[] owed;
-    private int owedTotal;
+    private final int[] owedTotal;
 
     PerfSide(Simulator sim, NdkAdapter adapter, String name, int qpCount, int area, int rqDepth, int iqDepth,
             int inline) {
@@ -72,8 +79,21 @@ final class PerfSide {
         Out<NdkAdapterInfo> i = new Out<>();
         expect(adapter.queryAdapterInfo(i, new Out<>((long) NdkAdapterInfo.SIZE)), STATUS_SUCCESS, "NdkQueryAdapterInfo");
         info = i.value;
-        initiatorCq = cq((long) iqDepth * qpCount);
-        receiveCq = cq((long) rqDepth * qpCount);
+        int cores = adapter.driver().coreCount();
+        threads = Math.min(cores, qpCount);
+        initiatorCqs = new NdkCq[threads];
+        receiveCqs = new NdkCq[threads];
+        if (threads == 1) {
+            initiatorCqs[0] = cq((long) iqDepth * qpCount, null);
+            receiveCqs[0] = cq((long) rqDepth * qpCount, null);
+        } else {
+            for (int t = 0; t < threads; t++) {
+                long qpsOfThread = (qpCount - t + threads - 1) / threads;
+                initiatorCqs[t] = cq(iqDepth * qpsOfThread, t);
+                receiveCqs[t] = cq(rqDepth * qpsOfThread, t);
+            }
+        }
+        owedTotal = new int[threads];
         NdkPd pd = create("NdkCreatePd", c -> adapter.createPd(c, null, new Out<>()));
         qps = new NdkQp[qpCount];
         mrs = new NdkMr[qpCount];
@@ -87,8 +107,10 @@ final class PerfSide {
         owed = new int[qpCount];
         for (int q = 0; q < qpCount; q++) {
             Integer context = q;
-            qps[q] = create("NdkCreateQp", c -> pd.createQp(receiveCq, initiatorCq, context, rqDepth, iqDepth, 1, 1,
-                    inline, c, null, new Out<>()));
+            int t = q % threads;
+            int processor = q % cores;
+            qps[q] = create("NdkCreateQp", c -> pd.createQp(receiveCqs[t], initiatorCqs[t], context, rqDepth, iqDepth,
+                    1, 1, inline, processor, c, null, new Out<>()));
             buffers[q] = adapter.driver().allocate(2L * area);
             if (adapter.recorder() instanceof TraceRecorder r) {
                 r.fill(adapter, buffers[q], "zero"); // fresh host memory, zeroed
@@ -107,16 +129,33 @@ final class PerfSide {
         return name;
     }
 
+    /** Threads of this side: one per core in use, at most one per QP. */
+    int threads() {
+        return threads;
+    }
+
+    /** Thread {@code t}'s initiator CQ (that of its QPs). */
+    NdkCq initiatorCq(int t) {
+        return initiatorCqs[t];
+    }
+
+    /** Thread {@code t}'s receive CQ. */
+    NdkCq receiveCq(int t) {
+        return receiveCqs[t];
+    }
+
+    /** The first thread's initiator CQ (latency tests have one QP, one thread). */
     NdkCq initiatorCq() {
-        return initiatorCq;
+        return initiatorCqs[0];
     }
 
     NdkCq receiveCq() {
-        return receiveCq;
+        return receiveCqs[0];
     }
 
-    private NdkCq cq(long depth) {
-        return create("NdkCreateCq", c -> adapter.createCq(depth, (ctx, s) -> { }, null, null, c, null, new Out<>()));
+    /** A CQ of {@code depth}, polled on core {@code core} (null: where its first QP posts). */
+    private NdkCq cq(long depth, Integer core) {
+        return create("NdkCreateCq", c -> adapter.createCq(depth, (ctx, s) -> { }, null, core, c, null, new Out<>()));
     }
 
     private NdkMr register(NdkPd pd, long address, long length) {
@@ -226,12 +265,12 @@ final class PerfSide {
     /** QP {@code q} owes one receive (its last one completed). */
     void owe(int q) {
         owed[q]++;
-        owedTotal++;
+        owedTotal[q % threads]++;
     }
 
-    /** Reposts the receives owed, as far as the core's work queue takes them. */
-    void repostOwed() {
-        for (int q = 0; q < qps.length && owedTotal > 0; q++) {
+    /** Reposts the receives thread {@code t}'s QPs owe, as far as its core's work queue takes them. */
+    void repostOwed(int t) {
+        for (int q = t; q < qps.length && owedTotal[t] > 0; q += threads) {
             while (owed[q] > 0) {
                 int s = qps[q].receive(null, receiveSge[q], 1);
                 if (s == STATUS_INSUFFICIENT_RESOURCES) {
@@ -239,7 +278,7 @@ final class PerfSide {
                 }
                 expect(s, STATUS_SUCCESS, "NdkReceive");
                 owed[q]--;
-                owedTotal--;
+                owedTotal[t]--;
             }
         }
     }

@@ -971,9 +971,9 @@ public final class Replay {
         outputs.completion(sim.now(), hostNames[c.host], String.valueOf(r.qpContext), c.name,
                 req == null ? "" : req.ctx, op, r.status, bytes);
         if (req != null) {
-            // The poll call charged host.pollTime per entry to the CPU: the consumer has the completion when the
-            // CPU is done with that call, not at the instant the CQE landed.
-            lifecycle.polled(req, topology.host(c.host).driver().cpu().freeAt(), r.status == STATUS_SUCCESS);
+            // The poll call charged host.pollTime per entry to the core polling the CQ: the consumer has the
+            // completion when that core is done with the call, not at the instant the CQE landed.
+            lifecycle.polled(req, c.cq.core().freeAt(), r.status == STATUS_SUCCESS);
             if (req.expectAt != null) {
                 expecting.remove(req);
                 if (r.status != req.expect) {
