@@ -2,6 +2,7 @@ package dev.rdmasim.cli;
 
 import dev.rdmasim.adapter.config.ProfileException;
 import dev.rdmasim.adapter.config.Profiles;
+import dev.rdmasim.sweep.report.ValidationPlots;
 import dev.rdmasim.traces.validate.Validation;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -40,6 +41,12 @@ final class ValidateCommand implements Callable<Integer> {
             description = "Also write the comparison as Markdown to FILE (a new file; an existing one is not replaced).")
     Path report;
 
+    @Option(names = "--out", paramLabel = "DIR",
+            description = {"Write validation.md (as --report) and the plots latency-vs-size.png and"
+                + " bandwidth-vs-size.png into DIR, a new or empty directory: the model's curve over message sizes for"
+                + " each group of rows that share hardware, settings and test, with the published figures as markers."})
+    Path out;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE",
             description = {"Override a parameter on every row, after the row's own settings (repeatable): what the"
                 + " figures would be on a changed adapter or host.", "Example: --set pcie.hostWriteLatency=300ns"})
@@ -77,6 +84,9 @@ final class ValidateCommand implements Callable<Integer> {
                 throw new UserError("--report " + report + " exists; remove it or name another file");
             }
         }
+        if (out != null) {
+            OutputPaths.emptyDirectory("--out", out);
+        }
         o.printf(Locale.ROOT, "%-20s %-15s %12s %12s %9s %6s  %s%n", "id", "figure", "hardware", "model", "error", "tol",
                 "verdict");
         o.flush();
@@ -99,8 +109,28 @@ final class ValidateCommand implements Callable<Integer> {
             }
             o.println("report: " + report);
         }
+        if (out != null) {
+            writeOut(o, rows);
+        }
         o.flush();
         return ok == rows.size() ? 0 : 1;
+    }
+
+    /** validation.md and the plots; the curves run each group's setup over message sizes (seed 1, as the rows). */
+    private void writeOut(PrintWriter o, List<Validation.Row> rows) {
+        List<Validation.Curve> curves = Validation.curves(rows, set);
+        int points = curves.stream().mapToInt(c -> c.sizes().size() - c.group().rows().size()).sum();
+        try {
+            Files.createDirectories(out);
+            Path md = out.resolve("validation.md");
+            Files.writeString(md, Validation.markdown(rows), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
+            List<Path> written = new ArrayList<>(List.of(md));
+            written.addAll(ValidationPlots.write(out, curves));
+            o.printf(Locale.ROOT, "out: %s (%d curves, %d points run beside the rows): %s%n", out, curves.size(),
+                    points, String.join(", ", written.stream().map(p -> p.getFileName().toString()).toList()));
+        } catch (IOException e) {
+            throw new UserError("--out " + out + ": " + OutputPaths.describe(e));
+        }
     }
 
     private static String fmt(double v, Validation.Figure f) {
