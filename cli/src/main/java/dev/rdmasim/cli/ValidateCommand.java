@@ -21,6 +21,8 @@ import picocli.CommandLine.Option;
 /** {@code rdmasim validate}: the model against the shipped table of published measurements of real adapters. */
 @Command(name = "validate",
         mixinStandardHelpOptions = true,
+        // In the order declared: the synopsis then wraps between options, never inside --only's ID[,ID...].
+        sortSynopsis = false,
         description = {"Run the model against published measurements of real adapters.",
             "Each row of the shipped table (perftest latency and bandwidth on ConnectX-class adapters, pcie-bench DMA"
                 + " latency) runs on the profile and settings that describe its hardware; the hardware's figure and"
