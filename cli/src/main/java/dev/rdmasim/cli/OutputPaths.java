@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 
 /**
  * Checks of the places a command is told to write, made before it runs: a mistake is a {@link UserError} naming the
@@ -28,6 +29,23 @@ final class OutputPaths {
         }
         if (existing != null && !Files.isWritable(existing)) {
             throw new UserError(option + " " + dir + ": cannot write into " + existing + " (permission denied)");
+        }
+    }
+
+    /**
+     * {@code dir} can take a command's set of outputs whole: {@link #directory} and, when it exists, empty, so no
+     * file of the user's is replaced and no earlier run's file is left beside the new ones.
+     */
+    static void emptyDirectory(String option, Path dir) {
+        directory(option, dir);
+        if (Files.isDirectory(dir)) {
+            try (Stream<Path> in = Files.list(dir)) {
+                if (in.findAny().isPresent()) {
+                    throw new UserError(option + " " + dir + " is not empty; name a new or empty directory");
+                }
+            } catch (IOException e) {
+                throw new UserError(option + " " + dir + ": " + describe(e));
+            }
         }
     }
 

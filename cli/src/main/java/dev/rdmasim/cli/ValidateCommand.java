@@ -2,6 +2,7 @@ package dev.rdmasim.cli;
 
 import dev.rdmasim.adapter.config.ProfileException;
 import dev.rdmasim.adapter.config.Profiles;
+import dev.rdmasim.sweep.report.ValidationPlots;
 import dev.rdmasim.traces.validate.Validation;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -20,6 +21,8 @@ import picocli.CommandLine.Option;
 /** {@code rdmasim validate}: the model against the shipped table of published measurements of real adapters. */
 @Command(name = "validate",
         mixinStandardHelpOptions = true,
+        // In the order declared: the synopsis then wraps between options, never inside --only's ID[,ID...].
+        sortSynopsis = false,
         description = {"Run the model against published measurements of real adapters.",
             "Each row of the shipped table (perftest latency and bandwidth on ConnectX-class adapters, pcie-bench DMA"
                 + " latency) runs on the profile and settings that describe its hardware; the hardware's figure and"
@@ -39,6 +42,12 @@ final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "FILE",
             description = "Also write the comparison as Markdown to FILE (a new file; an existing one is not replaced).")
     Path report;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = {"Write validation.md (as --report) and the plots latency-vs-size.png and"
+                + " bandwidth-vs-size.png into DIR, a new or empty directory: the model's curve over message sizes for"
+                + " each group of rows that share hardware, settings and test, with the published figures as markers."})
+    Path out;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
             description = {"Override a parameter on every row, after the row's own settings (repeatable): what the"
@@ -77,6 +86,9 @@ final class ValidateCommand implements Callable<Integer> {
                 throw new UserError("--report " + report + " exists; remove it or name another file");
             }
         }
+        if (out != null) {
+            OutputPaths.emptyDirectory("--out", out);
+        }
         o.printf(Locale.ROOT, "%-20s %-15s %12s %12s %9s %6s  %s%n", "id", "figure", "hardware", "model", "error", "tol",
                 "verdict");
         o.flush();
@@ -99,8 +111,28 @@ final class ValidateCommand implements Callable<Integer> {
             }
             o.println("report: " + report);
         }
+        if (out != null) {
+            writeOut(o, rows);
+        }
         o.flush();
         return ok == rows.size() ? 0 : 1;
+    }
+
+    /** validation.md and the plots; the curves run each group's setup over message sizes (seed 1, as the rows). */
+    private void writeOut(PrintWriter o, List<Validation.Row> rows) {
+        List<Validation.Curve> curves = Validation.curves(rows, set);
+        int points = curves.stream().mapToInt(c -> c.sizes().size() - c.group().rows().size()).sum();
+        try {
+            Files.createDirectories(out);
+            Path md = out.resolve("validation.md");
+            Files.writeString(md, Validation.markdown(rows), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
+            List<Path> written = new ArrayList<>(List.of(md));
+            written.addAll(ValidationPlots.write(out, curves));
+            o.printf(Locale.ROOT, "out: %s (%d curves, %d points run beside the rows): %s%n", out, curves.size(),
+                    points, String.join(", ", written.stream().map(p -> p.getFileName().toString()).toList()));
+        } catch (IOException e) {
+            throw new UserError("--out " + out + ": " + OutputPaths.describe(e));
+        }
     }
 
     private static String fmt(double v, Validation.Figure f) {

@@ -50,10 +50,10 @@ public final class Plots {
     static final float SECONDARY_WIDTH = 8f;
 
     /** One color per series value, distinguishable in print and for the common color deficiencies. */
-    private static final Color[] PALETTE = {
+    static final Color[] PALETTE = {
         new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
         new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
-    private static final Marker[] MARKERS = {
+    static final Marker[] MARKERS = {
         SeriesMarkers.CIRCLE, SeriesMarkers.DIAMOND, SeriesMarkers.SQUARE, SeriesMarkers.TRIANGLE_UP,
         SeriesMarkers.TRIANGLE_DOWN};
 
@@ -99,7 +99,7 @@ public final class Plots {
         s.setChartTitleBoxVisible(false);
     }
 
-    private static void styleAxes(AxesChartStyler s) {
+    static void styleAxes(AxesChartStyler s) {
         style(s);
         s.setLocale(Locale.ROOT);
         s.setPlotGridLinesColor(new Color(0xdddddd));

@@ -17,9 +17,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeSet;
 
 /**
  * The model against published measurements of real adapters: each {@link Measurement} of the shipped table is run
@@ -28,6 +31,18 @@ import java.util.Objects;
  */
 public final class Validation {
     private static final String TABLE = "measurements.yaml";
+
+    /**
+     * Most iterations a curve point runs: the 1 MiB bandwidth rows' own count. A latency median is the same at 200
+     * round trips as at perftest's 1000 (the model repeats itself once warm), and it keeps a curve to 64 KiB cheap.
+     */
+    public static final int CURVE_ITERATIONS = 200;
+
+    /** Curves reach at least this size, whatever the rows' sizes (perftest's latency sweep shows the knee by then). */
+    public static final int CURVE_MIN_TOP = 64 * 1024;
+
+    /** Curves start at perftest's smallest size ({@code -a}), or lower when a row is smaller. */
+    public static final int CURVE_BOTTOM = 2;
 
     /** The figures a measurement can name. */
     public enum Figure {
@@ -185,6 +200,134 @@ public final class Validation {
             case PCIE_READ_LAT_NS -> throw new IllegalArgumentException(m.id() + ": only pcie_read gives that figure");
         };
         return new Row(m, v);
+    }
+
+    /**
+     * Rows that measured one setup at several sizes: same hardware (the id's first word: {@code cx4-send-lat-32} is
+     * {@code cx4}), profile, settings, test, inline threshold and figure. Only the figures that vary with message
+     * size along a curve are grouped: {@link Figure#LAT_TYPICAL_US} and {@link Figure#BW_AVG_GBPS}.
+     *
+     * @param rows the group's measurements, in table order
+     */
+    public record Group(String hardware, String profile, List<String> set, String test, int inline, Figure figure,
+                        List<Measurement> rows) {
+        public Group {
+            set = List.copyOf(set);
+            rows = List.copyOf(rows);
+        }
+
+        /** The legend's name of the group: {@code cx4 send_lat}. */
+        public String label() {
+            return hardware + " " + test;
+        }
+
+        /**
+         * The sizes its curve runs: every power of two from {@value #CURVE_BOTTOM} B (or the smallest row's size) to
+         * the largest row's size, and at least to {@value #CURVE_MIN_TOP} B, and each row's own size.
+         */
+        public List<Integer> sizes() {
+            int lo = CURVE_BOTTOM;
+            int hi = CURVE_MIN_TOP;
+            TreeSet<Integer> out = new TreeSet<>();
+            for (Measurement m : rows) {
+                lo = Math.min(lo, m.size());
+                hi = Math.max(hi, m.size());
+                out.add(m.size());
+            }
+            for (long s = Integer.highestOneBit(Math.max(1, lo)); s <= hi; s *= 2) {
+                if (s >= lo) {
+                    out.add((int) s);
+                }
+            }
+            return List.copyOf(out);
+        }
+
+        /**
+         * Iterations of a curve point between the rows' sizes: the rows' own (the test's default where a row has
+         * none), at most {@value #CURVE_ITERATIONS}.
+         */
+        public int iterations() {
+            int n = CURVE_ITERATIONS;
+            for (Measurement m : rows) {
+                n = Math.min(n, m.iterations() > 0 ? m.iterations()
+                        : PerfOptions.defaultIterations(PerfTest.valueOf(test.toUpperCase(Locale.ROOT))));
+            }
+            return n;
+        }
+    }
+
+    /**
+     * A group's setup run over message sizes.
+     *
+     * @param sizes message sizes in bytes, ascending
+     * @param model the model's figure at each size; at a row's size it is that row's figure
+     */
+    public record Curve(Group group, List<Integer> sizes, List<Double> model) {
+        public Curve {
+            sizes = List.copyOf(sizes);
+            model = List.copyOf(model);
+            if (sizes.size() != model.size()) {
+                throw new IllegalArgumentException("a curve needs one figure per size");
+            }
+        }
+    }
+
+    /** The hardware's short name: the first word of a row's id ({@code cx5-write-lat-8} is {@code cx5}). */
+    public static String hardware(Measurement m) {
+        int dash = m.id().indexOf('-');
+        return dash > 0 ? m.id().substring(0, dash) : m.id();
+    }
+
+    /**
+     * The measurements that lie on one curve, grouped as {@link Group} says, in the order of each group's first row.
+     * Rows of other figures (message rate, DMA read latency) belong to no group.
+     */
+    public static List<Group> groups(List<Measurement> ms) {
+        Map<List<Object>, List<Measurement>> by = new LinkedHashMap<>();
+        for (Measurement m : ms) {
+            if (m.figure() != Figure.LAT_TYPICAL_US && m.figure() != Figure.BW_AVG_GBPS) {
+                continue;
+            }
+            by.computeIfAbsent(List.of(hardware(m), m.profile(), m.set(), m.test(), m.inline(), m.figure()),
+                    k -> new ArrayList<>()).add(m);
+        }
+        List<Group> out = new ArrayList<>();
+        for (List<Measurement> g : by.values()) {
+            Measurement m = g.get(0);
+            out.add(new Group(hardware(m), m.profile(), m.set(), m.test(), m.inline(), m.figure(), g));
+        }
+        return out;
+    }
+
+    /**
+     * The model's curve of every group of {@code rows} ({@link #groups}), with {@code extra} settings as in
+     * {@link #run(Measurement, List)}: each size between the rows' runs the group's setup with
+     * {@link Group#iterations()} (seed 1, as the rows), and each row's size takes that row's figure.
+     */
+    public static List<Curve> curves(List<Row> rows, List<String> extra) {
+        Map<Measurement, Double> done = new LinkedHashMap<>();
+        for (Row r : rows) {
+            done.put(r.m(), r.model());
+        }
+        List<Curve> out = new ArrayList<>();
+        for (Group g : groups(rows.stream().map(Row::m).toList())) {
+            List<Integer> sizes = g.sizes();
+            List<Double> model = new ArrayList<>();
+            Measurement first = g.rows().get(0);
+            for (int size : sizes) {
+                Measurement at = g.rows().stream().filter(m -> m.size() == size).findFirst().orElse(null);
+                if (at != null) {
+                    model.add(done.get(at));
+                } else {
+                    Measurement point = new Measurement(first.id() + "@" + size, first.what(), g.profile(), g.set(),
+                            g.test(), size, g.inline(), g.iterations(), g.figure(), first.hardware(),
+                            first.tolerance(), first.source(), false);
+                    model.add(run(point, extra).model());
+                }
+            }
+            out.add(new Curve(g, sizes, model));
+        }
+        return out;
     }
 
     /** The rows as a Markdown report: hardware and model side by side, the error, and the verdict. */
