@@ -91,6 +91,31 @@ class DemoCommandTest {
         assertThat(shown).contains("nicA.tx.busy", "wire.aToB.busy", "nicB.rx.busy", "nicA.cqe.busy");
     }
 
+    /**
+     * The save file's named markers are the request's stages in the demo's lifecycle.csv (doorbell, payload read,
+     * last packet, placed at B), and its view starts before the post: a change of the model's timing that moves
+     * them must remake the save file (and the README's picture, docs/img/make-gtkwave-screenshot.sh).
+     */
+    @Test
+    void theSaveFilesMarkersAreTheRequestsStages() throws IOException {
+        Path out = dir.resolve("demo");
+        assertThat(Cli.run("demo", "--out", out.toString()).code()).isZero();
+        List<String> life = Files.readAllLines(out.resolve("lifecycle.csv"));
+        List<String> head = List.of(life.get(0).split(","));
+        String[] row = life.get(1).split(",", -1);
+        List<String> gtkw = Files.readAllLines(out.resolve("quickstart.gtkw"));
+        String markers = gtkw.stream().filter(l -> l.startsWith("*")).findFirst().orElseThrow();
+        String[] m = markers.split(" ");
+        String[] stages = {"doorbell_ps", "payload_read_ps", "last_packet_ps", "remote_placed_ps"};
+        for (int i = 0; i < stages.length; i++) {
+            assertThat(m[2 + i]).as(stages[i]).isEqualTo(row[head.indexOf(stages[i])]);
+        }
+        long start = Long.parseLong(gtkw.stream().filter(l -> l.startsWith("[timestart]")).findFirst().orElseThrow()
+                .substring("[timestart] ".length()).strip());
+        assertThat(start).isLessThan(Long.parseLong(row[head.indexOf("posted_ps")]))
+                .isGreaterThan(Long.parseLong(row[head.indexOf("posted_ps")]) - 1_000_000);
+    }
+
     /** Full names of the signals a VCD file declares, from its scopes. */
     private static Set<String> vcdSignals(Path vcd) throws IOException {
         Set<String> names = new HashSet<>();
