@@ -17,13 +17,15 @@ public final class Bound {
     private final Counter fullTime;
     private final String what;
     private final String parameter;
+    private final String fractionName;
     /** Users at the limit; the resource is at its limit while this is positive. */
     private int atLimit;
     /** Since when the time at the limit is not yet in {@link #fullTime}; meaningful while at the limit. */
     private long since;
 
-    Bound(TimeSource time, Counter fullTime, String what, String parameter) {
+    Bound(TimeSource time, Counter fullTime, String fractionName, String what, String parameter) {
         this.time = time;
+        this.fractionName = fractionName;
         this.fullTime = fullTime;
         this.what = what;
         this.parameter = parameter;
@@ -39,6 +41,11 @@ public final class Bound {
         return parameter;
     }
 
+    /** The name of the {@code fullFraction} statistic in the group (without the group's path). */
+    public String fractionName() {
+        return fractionName;
+    }
+
     /** Whether the resource is at its limit now. */
     public boolean full() {
         return atLimit > 0;
@@ -52,6 +59,29 @@ public final class Bound {
             } else {
                 leave();
             }
+        }
+    }
+
+    /**
+     * As {@link #set}, for a block that works out its changes lazily: the change happened at {@code timePs}, which
+     * may have passed but is no earlier than the previous change.
+     *
+     * @throws IllegalStateException if {@code timePs} is before the stretch it would end began
+     */
+    public void setAt(long timePs, boolean full) {
+        if (full == (atLimit > 0)) {
+            return;
+        }
+        if (full) {
+            atLimit = 1;
+            since = timePs;
+        } else {
+            if (timePs < since) {
+                throw new IllegalStateException(fullTime.fullName() + ": limit left at " + timePs
+                        + " ps, before it was reached at " + since + " ps");
+            }
+            atLimit = 0;
+            fullTime.add(timePs - since);
         }
     }
 

@@ -86,11 +86,11 @@ public final class StatsGroup {
         Objects.requireNonNull(parameter, "parameter");
         String timeName = prefix.isEmpty() ? "fullTime" : prefix + "FullTime";
         String fractionName = prefix.isEmpty() ? "fullFraction" : prefix + "FullFraction";
-        Counter counter = counter(timeName, "ps", "time the " + what + " was at its limit (" + limit + "; "
-                + parameter + ")");
-        Bound bound = new Bound(time, counter, what, parameter);
-        formula(fractionName, "ratio", timeName + " / simulated time: the " + what + " at its limit (" + parameter
-                + ")", bound::fullFraction);
+        Counter counter = counter(timeName, "ps", "time at the limit: " + what + " (" + limit + "; " + parameter
+                + ")");
+        Bound bound = new Bound(time, counter, fractionName, what, parameter);
+        formula(fractionName, "ratio", timeName + " / simulated time: " + what + " at the limit (" + parameter + ")",
+                bound::fullFraction);
         bounds.add(bound);
         return bound;
     }

@@ -34,6 +34,8 @@ class BoundTest {
         assertThat(group.bounds()).containsExactly(tags, plain);
         assertThat(tags.what()).isEqualTo("PCIe read tags");
         assertThat(tags.parameter()).isEqualTo("pcie.readTags");
+        assertThat(tags.fractionName()).isEqualTo("readTagsFullFraction");
+        assertThat(plain.fractionName()).isEqualTo("fullFraction");
     }
 
     @Test
