@@ -295,9 +295,12 @@ public final class HostCpu extends Module {
         if (count > 0) {
             step.schedule(nextWake());
         }
+        if (count <= capacity / 2) {
+            // Drained to where a refused post is told to try again, listener or not.
+            queueFull.set(false);
+        }
         if (wantRoom && count <= capacity / 2 && roomListener != null) {
             wantRoom = false;
-            queueFull.set(false);
             roomListener.run();
         }
     }

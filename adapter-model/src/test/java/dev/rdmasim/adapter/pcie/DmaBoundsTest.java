@@ -67,6 +67,32 @@ class DmaBoundsTest {
         assertThat(counter(sim, "pcie.dma.rd_queueFullTime")).isEqualTo(ROUND_TRIP_PS);
     }
 
+    /**
+     * A posted queue of one: the first MMIO write starts on the wire at once, the second takes its place and waits
+     * for the line, the third is refused until the second starts. The queue is full from the second write's
+     * acceptance (0) until it starts, one TLP time later, then from the third's acceptance until it starts: as long
+     * as the first and the third write arrive apart.
+     */
+    @Test
+    void theMmioPostedQueueIsFullWhileAWriteWaitsForTheLine() {
+        Simulator sim = new Simulator(1);
+        PcieLink link = new PcieLink(sim, "pcie", PcieConfig.defaults().withQueues(16, 1), new HostMemory("host"));
+        LongArrayList arrivals = new LongArrayList();
+        link.dma().setMmioTarget((off, data, o, len) -> arrivals.add(sim.now()));
+        int[] next = {0};
+        Runnable pump = () -> {
+            while (next[0] < 3 && link.host().mmioWrite(0x800, new byte[64], 0, 64)) {
+                next[0]++;
+            }
+        };
+        link.host().setMmioRetry(pump);
+        sim.event("post", pump).schedule(0);
+        sim.run();
+        assertThat(arrivals.size()).isEqualTo(3);
+        assertThat(counter(sim, "pcie.down.postedFullTime")).isEqualTo(arrivals.get(2) - arrivals.get(0));
+        assertThat(counter(sim, "pcie.up.postedFullTime")).isZero();
+    }
+
     @Test
     void nothingIsFullWhenTheTagsAreNeverAllHeld() {
         Simulator sim = new Simulator(1);
