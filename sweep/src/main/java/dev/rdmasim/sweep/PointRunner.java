@@ -40,7 +40,8 @@ import java.util.stream.Stream;
  * {@code bytes_moved}, {@code throughput_gbps}, {@code latency_p50_ns}, {@code latency_p99_ns} (when a request
  * completed). Busy fractions: every statistic named {@code busy} (a time average) or {@code busyFraction} (a
  * formula), over the measured part of the run (from the workload's first post to its end, the setup left out),
- * named by its block's path ({@code nicA.tx}, {@code hostA.cpu}, ...).
+ * named by its block's path ({@code nicA.tx}, {@code hostA.cpu}, ...). Bounds: every bounded resource's fraction of
+ * the same part spent at its limit ({@link dev.rdmasim.kernel.stats.Bound}), named by its block and statistic.
  */
 public final class PointRunner {
     private PointRunner() {

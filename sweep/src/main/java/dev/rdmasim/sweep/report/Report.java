@@ -17,9 +17,9 @@ import java.util.List;
 
 /**
  * Writes {@code report.md}: what was swept, the queue depth that reaches 95 % of the best throughput, the inline
- * size at which inline stops paying off, every point with its figures and bottleneck block, and the plots that
- * {@link Plots#write} draws for the same results. The text is a function of the results alone (no wall-clock
- * times), with numbers formatted the same in every locale.
+ * size at which inline stops paying off, every point with its figures and what limits it (a busy block, a full
+ * bounded resource, or latency), and the plots that {@link Plots#write} draws for the same results. The text is a
+ * function of the results alone (no wall-clock times), with numbers formatted the same in every locale.
  */
 public final class Report {
     /** A depth is enough when its throughput is at least this fraction of the best. */
