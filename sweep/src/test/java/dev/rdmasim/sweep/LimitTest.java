@@ -19,9 +19,14 @@ class LimitTest {
         "write_bw, 65536, transport.maxUnackedPsns=4, BOUND,  nicA.req,      PSN window",
         "write_bw, 65536, nic.txSlots=128,           BLOCK,   wire.aToB,     ",
         "write_lat, 2,    nic.txSlots=128,           LATENCY, ,              ",
+        "read_bw,  4096,  transport.maxInboundReads=1;ndk.maxInboundReadLimit=1, BOUND, nicA.req, outbound READ limit (ORD)",
     })
     void theLimitingBoundIsNamed(String test, String size, String set, Limit.Kind kind, String block, String what) {
-        SweepSpec s = SweepSpec.perf(test, List.of("-s", size, "-n", "300")).param(set).build();
+        SweepSpec.Builder spec = SweepSpec.perf(test, List.of("-s", size, "-n", "300"));
+        for (String one : set.split(";")) {
+            spec.param(one);
+        }
+        SweepSpec s = spec.build();
         PointResult r = PointRunner.run(s.points().get(0));
         Limit limit = r.limit();
         assertThat(limit.kind()).as(limit.describe()).isEqualTo(kind);
@@ -39,6 +44,13 @@ class LimitTest {
         assertThat(r.bounds()).extracting(PointResult.Bound::key).doesNotHaveDuplicates()
                 .contains("nicA.tx.fullFraction", "nicA.pcie.dma.readTagsFullFraction",
                         "nicA.req.psnWindowFullFraction", "nicA.fetch.prefetchFullFraction", "wire.a.buffersFullFraction",
-                        "hostA.cpu.queueFullFraction", "nicA.pcie.down.postedFullFraction");
+                        "hostA.cpu.queueFullFraction", "nicA.pcie.down.postedFullFraction", "nicB.rsp.irdFullFraction",
+                        "nicA.cqe.fullFraction");
+        if (test.equals("read_bw")) {
+            // One READ at a time was agreed: the requester holds the next back (ORD) while the responder's only
+            // IRD entry answers the current one, so both ends are at their limit most of the time.
+            assertThat(r.bounds()).filteredOn(x -> x.key().equals("nicB.rsp.irdFullFraction"))
+                    .singleElement().satisfies(x -> assertThat(x.fraction()).isGreaterThan(0.5));
+        }
     }
 }
