@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.config.Profiles;
+import dev.rdmasim.sweep.Limit;
+import dev.rdmasim.sweep.PointResult;
+import dev.rdmasim.sweep.PointRunner;
 import dev.rdmasim.traces.perf.BwResult;
 import dev.rdmasim.traces.perf.LatResult;
 import dev.rdmasim.traces.perf.Perf;
@@ -88,12 +91,16 @@ final class PerfCommand implements Callable<Integer> {
         }
         ObjectMapper mapper = new ObjectMapper();
         long[] sizesDone = {0};
+        // Busy and full fractions over the measured part, for the note on what limits the run.
+        List<PointResult.Metric> busy = new ArrayList<>();
+        List<PointResult.Bound> bounds = new ArrayList<>();
+        PointRunner.BusyWindow window = new PointRunner.BusyWindow(busy, bounds);
         try (ProgressDisplay bar = new ProgressDisplay("perf " + options.test().label(), "sizes", true)) {
             bar.total(work(options));
             Perf.run(options, r -> {
                 bar.println(out, json ? toJson(mapper, r) : row(r));
                 bar.step(++sizesDone[0]);
-            }, record);
+            }, record, window::start, window::end);
         } catch (PerfFailure e) {
             out.flush();
             spec.commandLine().getErr().println("rdmasim: perf " + options.test().label() + " failed: " + e.getMessage());
@@ -101,6 +108,7 @@ final class PerfCommand implements Callable<Integer> {
         }
         if (!json) {
             out.println(LINE);
+            out.println(" limited by      : " + Limit.of(busy, bounds).describe());
             if (record != null) {
                 out.println(" recorded trace  : " + record);
             }

@@ -87,6 +87,26 @@ class PerfCommandTest {
                 "(?m)^ 1024 +128 +\\d+\\.\\d\\d +\\d+\\.\\d\\d +\\d+\\.\\d{6} +\\d+\\.\\d{3} +\\d+\\.\\d{3} +\\d+\\.\\d{3}$");
     }
 
+    /**
+     * The line after the table names what limits the run: two transmit slots hold 64 KiB WRITEs to a quarter of
+     * the link with no block busy half the time, so the slots are named; with the default 128 the link is busy; a
+     * latency test waits on round trips. JSON output has no such line.
+     */
+    @Test
+    void theTableIsFollowedByWhatLimitsTheRun() {
+        Cli slots = Cli.run("perf", "write_bw", "-s", "65536", "-n", "300", "--set", "nic.txSlots=2");
+        assertThat(slots.code()).as(slots.err()).isZero();
+        assertThat(slots.out()).containsPattern(
+                "(?m)^-+\\n limited by      : nicA\\.tx: transmit slots full \\d+\\.\\d % of the time$");
+        Cli link = Cli.run("perf", "write_bw", "-s", "65536", "-n", "300");
+        assertThat(link.out()).containsPattern("(?m)^ limited by      : wire\\.aToB busy \\d+\\.\\d % of the time$");
+        Cli lat = Cli.run("perf", "write_lat", "-n", "50");
+        assertThat(lat.out()).containsPattern("(?m)^ limited by      : latency-bound \\(busiest \\S+ busy \\d+\\.\\d %"
+                + " of the time\\)$");
+        Cli json = Cli.run("perf", "write_bw", "-s", "65536", "-n", "50", "--json", "--set", "nic.txSlots=2");
+        assertThat(json.out()).doesNotContain("limited by");
+    }
+
     @Test
     void badFlagsAreOneLineErrorsWithExitStatus2() {
         String[][] cases = {

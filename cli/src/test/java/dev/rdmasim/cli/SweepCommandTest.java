@@ -59,7 +59,7 @@ class SweepCommandTest {
             assertThat(dir.resolve("a").resolve(f)).isRegularFile();
         }
         String csv = Files.readString(dir.resolve("a/results.csv"));
-        assertThat(csv).startsWith("qp.inlineDataSize,-t,bw_avg_gbps,bw_peak_gbps,msg_rate_mpps,lat_p50_us,lat_p99_us,lat_p999_us,sim_time_ps,seed\n0,4,");
+        assertThat(csv).startsWith("qp.inlineDataSize,-t,bw_avg_gbps,bw_peak_gbps,msg_rate_mpps,lat_p50_us,lat_p99_us,lat_p999_us,sim_time_ps,seed,limited_by,limit_fraction\n0,4,");
         assertThat(csv.lines()).hasSize(5);
         // The same sweep with the flags in one string, into a directory that already has it: nothing to run.
         Cli again = Cli.run("sweep", "--perf", "write_bw -s 64 -n 100", "--param", "qp.inlineDataSize=0,64", "--param",
@@ -84,7 +84,7 @@ class SweepCommandTest {
                 "best (highest)  throughput_gbps ");
         assertThat(Files.readAllLines(dir.resolve("t/results.csv")).get(0)).isEqualTo("qp.initiatorQueueDepth,"
                 + "sim_time_ps,calls,completions,completions_no_more_entries,completions_success,bytes_moved,"
-                + "throughput_gbps,latency_p50_ns,latency_p99_ns,seed");
+                + "throughput_gbps,latency_p50_ns,latency_p99_ns,seed,limited_by,limit_fraction");
         // At depth 2, two of the four writes posted at once are refused; at 4 none is (an empty cell).
         assertThat(Files.readAllLines(dir.resolve("t/results.csv")).subList(1, 3)).extracting(l -> l.split(",", -1)[4])
                 .containsExactly("2", "");

@@ -5,6 +5,7 @@ import dev.rdmasim.adapter.pcie.HostBridge;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.wave.Signal;
@@ -63,6 +64,7 @@ public final class HostCpu extends Module {
     private final Counter mmioBytes;
     private final Counter refusedPosts;
     private final TimeAverage queued;
+    private final Bound queueFull;
     private final Signal queuedSignal;
     private final Signal stalledSignal;
 
@@ -95,6 +97,8 @@ public final class HostCpu extends Module {
         stats().formula("busyFraction", "ratio", "(busyTime + stallTime) / simulated time; empty polls are waiting",
                 () -> now() == 0 ? 0 : Math.min(1.0, (busyTime.value() + stallTime.value()) / (double) now()));
         queued = stats().timeAverage("queued", "items", "driver work items waiting for the CPU");
+        queueFull = stats().bound("queue", "host CPU work queue", "a post refused for lack of room waits for the"
+                + " queue to drain to half", "the host's CPU queue, " + capacity + " items");
         queuedSignal = signal("queued", 16);
         stalledSignal = signal("stalled", 1);
     }
@@ -125,6 +129,7 @@ public final class HostCpu extends Module {
     void refused() {
         refusedPosts.inc();
         wantRoom = true;
+        queueFull.set(true);
     }
 
     private boolean wantRoom;
@@ -289,6 +294,10 @@ public final class HostCpu extends Module {
         queuedSignal.set(count);
         if (count > 0) {
             step.schedule(nextWake());
+        }
+        if (count <= capacity / 2) {
+            // Drained to where a refused post is told to try again, listener or not.
+            queueFull.set(false);
         }
         if (wantRoom && count <= capacity / 2 && roomListener != null) {
             wantRoom = false;

@@ -5,6 +5,7 @@ import dev.rdmasim.kernel.stats.Formula;
 import dev.rdmasim.kernel.stats.Stat;
 import dev.rdmasim.kernel.stats.StatsGroup;
 import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.sweep.PointResult.Bound;
 import dev.rdmasim.sweep.PointResult.Metric;
 import dev.rdmasim.traces.perf.BwResult;
 import dev.rdmasim.traces.perf.LatResult;
@@ -39,7 +40,8 @@ import java.util.stream.Stream;
  * {@code bytes_moved}, {@code throughput_gbps}, {@code latency_p50_ns}, {@code latency_p99_ns} (when a request
  * completed). Busy fractions: every statistic named {@code busy} (a time average) or {@code busyFraction} (a
  * formula), over the measured part of the run (from the workload's first post to its end, the setup left out),
- * named by its block's path ({@code nicA.tx}, {@code hostA.cpu}, ...).
+ * named by its block's path ({@code nicA.tx}, {@code hostA.cpu}, ...). Bounds: every bounded resource's fraction of
+ * the same part spent at its limit ({@link dev.rdmasim.kernel.stats.Bound}), named by its block and statistic.
  */
 public final class PointRunner {
     private PointRunner() {
@@ -50,17 +52,19 @@ public final class PointRunner {
         long start = System.nanoTime();
         List<Metric> metrics = new ArrayList<>();
         List<Metric> busy = new ArrayList<>();
+        List<Bound> bounds = new ArrayList<>();
+        BusyWindow window = new BusyWindow(busy, bounds);
         try {
             PointSetup setup = PointSetup.of(point);
             if (point.workload().isPerf()) {
-                runPerf(point, setup, metrics, busy);
+                runPerf(point, setup, metrics, window);
             } else {
-                runTrace(point, setup, metrics, busy);
+                runTrace(point, setup, metrics, window);
             }
         } catch (RuntimeException e) {
             throw new SweepFailure("point " + point.index() + " (" + describe(point) + ") failed: " + message(e), e);
         }
-        return new PointResult(point, metrics, busy, (System.nanoTime() - start) / 1e9);
+        return new PointResult(point, metrics, busy, bounds, (System.nanoTime() - start) / 1e9);
     }
 
     private static String describe(Point p) {
@@ -75,10 +79,9 @@ public final class PointRunner {
         return known ? e.getMessage() : e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 
-    private static void runPerf(Point point, PointSetup setup, List<Metric> metrics, List<Metric> busy) {
+    private static void runPerf(Point point, PointSetup setup, List<Metric> metrics, BusyWindow window) {
         PerfOptions options = setup.perfOptions(point);
-        BusyWindow window = new BusyWindow();
-        List<PerfResult> results = Perf.run(options, r -> { }, null, window::start, sim -> busy.addAll(window.end(sim)));
+        List<PerfResult> results = Perf.run(options, r -> { }, null, window::start, window::end);
         boolean suffixed = options.sizes().size() > 1;
         for (PerfResult r : results) {
             String s = suffixed ? "_" + r.bytes() + "B" : "";
@@ -108,7 +111,7 @@ public final class PointRunner {
      * and the trace is read from memory. Only a point whose base profile is a file's text (a point sent to another
      * machine) writes that text into a private temporary directory, removed afterwards, for the profile loader.
      */
-    private static void runTrace(Point point, PointSetup setup, List<Metric> metrics, List<Metric> busy) {
+    private static void runTrace(Point point, PointSetup setup, List<Metric> metrics, BusyWindow window) {
         Path dir = null;
         try {
             String traceName = point.workload().traceName();
@@ -124,9 +127,8 @@ public final class PointRunner {
             // No output directory: a point's metrics come from the result, and no file is written for them.
             ReplayOptions o = new ReplayOptions(null, profile, setup.overrides, point.seed(), false, null, false, false,
                     null, false, setup.qpLine);
-            BusyWindow window = new BusyWindow();
             ReplayResult r = Replay.runText(traceName, point.workload().traceText(), baseDir, o,
-                    inspection -> busy.addAll(window.end(inspection.topology().host(0).driver().sim())), null,
+                    inspection -> window.end(inspection.topology().host(0).driver().sim()), null,
                     new Replay.Progress() {
                         @Override
                         public void measuring(Simulator sim) {
@@ -155,34 +157,64 @@ public final class PointRunner {
         }
     }
 
-    /** Every block's busy fraction now, in the simulation's statistics order; undefined ones (no time yet) left out. */
     /**
-     * Every block's busy fraction over the measured part of a run: from the start of the workload (after the
-     * setup, whose hundreds of microseconds would otherwise dilute a short run) to its end. A block's statistic
-     * (a {@code busy} time average or a {@code busyFraction} formula, both since time zero) times the time gives
-     * its busy picoseconds so far; the fraction is their growth over the window's length.
+     * Every block's busy fraction and every bound's full fraction over the measured part of a run: from the start
+     * of the workload (after the setup, whose hundreds of microseconds would otherwise dilute a short run) to its
+     * end. A block's statistic (a {@code busy} time average or a {@code busyFraction} formula, both since time zero)
+     * times the time gives its busy picoseconds so far; a bound's full picoseconds are counted as such; the fraction
+     * is their growth over the window's length.
      */
-    static final class BusyWindow {
+    public static final class BusyWindow {
         private final Map<String, Double> atStart = new HashMap<>();
+        private final Map<String, Long> fullAtStart = new HashMap<>();
+        private final List<Metric> busy;
+        private final List<Bound> bounds;
         private long startPs = -1;
 
-        void start(Simulator sim) {
+        /** A window whose {@link #end} adds the fractions to these lists. */
+        public BusyWindow(List<Metric> busy, List<Bound> bounds) {
+            this.busy = busy;
+            this.bounds = bounds;
+        }
+
+        /** The measured part starts now. */
+        public void start(Simulator sim) {
             startPs = sim.now();
             for (Metric m : busy(sim)) {
                 atStart.put(m.name(), m.value() * startPs);
             }
+            for (StatsGroup g : sim.stats().groups()) {
+                for (dev.rdmasim.kernel.stats.Bound b : g.bounds()) {
+                    fullAtStart.put(key(g, b), b.fullTimePs());
+                }
+            }
         }
 
-        List<Metric> end(Simulator sim) {
+        /** The measured part ends now: adds every block's busy and every bound's full fraction over it. */
+        public void end(Simulator sim) {
             long now = sim.now();
             long from = startPs < 0 ? 0 : startPs; // no workload call ran: the whole run
-            List<Metric> out = new ArrayList<>();
+            double span = now - from;
             for (Metric m : busy(sim)) {
-                double span = now - from;
                 double v = span <= 0 ? m.value() : (m.value() * now - atStart.getOrDefault(m.name(), 0.0)) / span;
-                out.add(new Metric(m.name(), "fraction", Math.max(0, Math.min(1, v))));
+                busy.add(new Metric(m.name(), "fraction", clamp(v)));
             }
-            return out;
+            for (StatsGroup g : sim.stats().groups()) {
+                for (dev.rdmasim.kernel.stats.Bound b : g.bounds()) {
+                    String key = key(g, b);
+                    double v = span <= 0 ? b.fullFraction()
+                            : (b.fullTimePs() - fullAtStart.getOrDefault(key, 0L)) / span;
+                    bounds.add(new Bound(g.path(), b.fractionName(), b.what(), clamp(v)));
+                }
+            }
+        }
+
+        private static double clamp(double v) {
+            return Math.max(0, Math.min(1, v));
+        }
+
+        private static String key(StatsGroup g, dev.rdmasim.kernel.stats.Bound b) {
+            return g.path() + "." + b.fractionName();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.rdmasim.sweep;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.rdmasim.sweep.PointResult.Bound;
 import dev.rdmasim.sweep.PointResult.Metric;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -192,6 +193,7 @@ public final class Sweep {
         m.put("seed", p.seed());
         m.put("metrics", metricList(r.metrics()));
         m.put("busy", metricList(r.busy()));
+        m.put("bounds", boundList(r.bounds()));
         m.put("wall_s", r.wallSeconds());
         try {
             writeAtomically(pointFile(pointsDir, p.index()), Json.write(m));
@@ -212,6 +214,31 @@ public final class Sweep {
         return out;
     }
 
+    private static List<Object> boundList(List<Bound> bounds) {
+        List<Object> out = new ArrayList<>();
+        for (Bound x : bounds) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("block", x.block());
+            m.put("name", x.name());
+            m.put("what", x.what());
+            m.put("value", x.fraction());
+            out.add(m);
+        }
+        return out;
+    }
+
+    private static List<Bound> bounds(JsonNode list) {
+        List<Bound> out = new ArrayList<>();
+        for (JsonNode m : list) {
+            if (!m.path("value").isNumber()) {
+                throw new IllegalArgumentException("not a number: " + m);
+            }
+            out.add(new Bound(m.path("block").asText(), m.path("name").asText(), m.path("what").asText(),
+                    m.path("value").doubleValue()));
+        }
+        return out;
+    }
+
     /** A saved result of {@code p}, or null when there is none or it does not belong to this point and sweep. */
     private static PointResult load(Path pointsDir, Point p, String fingerprint) {
         Path file = pointFile(pointsDir, p.index());
@@ -226,7 +253,8 @@ public final class Sweep {
                     || !values.equals(p.values()) || n.path("seed").asLong() != p.seed()) {
                 return null;
             }
-            return new PointResult(p, metrics(n.path("metrics")), metrics(n.path("busy")), n.path("wall_s").asDouble());
+            return new PointResult(p, metrics(n.path("metrics")), metrics(n.path("busy")), bounds(n.path("bounds")),
+                    n.path("wall_s").asDouble());
         } catch (IOException | RuntimeException e) {
             // Unreadable: the point runs again and its file is replaced.
             return null;
@@ -277,8 +305,9 @@ public final class Sweep {
     }
 
     /**
-     * {@code results.csv}: a header of the swept keys, every metric and {@code seed}; one row per point and
-     * repetition in index order; an empty cell where a point has no such metric.
+     * {@code results.csv}: a header of the swept keys, every metric, {@code seed}, {@code limited_by} and
+     * {@code limit_fraction}; one row per point and repetition in index order; an empty cell where a point has no
+     * such metric. The last two are the point's {@link PointResult#limit}: its {@link Limit#key} and fraction.
      */
     static String csv(SweepResults r) {
         Map<String, String> columns = metricColumns(r);
@@ -286,6 +315,8 @@ public final class Sweep {
         List<String> header = new ArrayList<>(r.keys());
         header.addAll(columns.keySet());
         header.add("seed");
+        header.add("limited_by");
+        header.add("limit_fraction");
         row(b, header);
         for (PointResult p : r.results()) {
             List<String> cells = new ArrayList<>(p.point().values());
@@ -296,6 +327,9 @@ public final class Sweep {
                 cells.add(v == null ? "" : Json.number(v));
             }
             cells.add(Long.toString(p.point().seed()));
+            Limit limit = p.limit();
+            cells.add(limit.key() == null ? "" : limit.key());
+            cells.add(limit.key() == null ? "" : Json.number(limit.fraction()));
             row(b, cells);
         }
         return b.toString();
@@ -314,7 +348,8 @@ public final class Sweep {
 
     /**
      * {@code results.json}: the sweep's description, the metrics with their units, and one row per point and
-     * repetition in index order with its values, seed, metrics, busy fractions and bottleneck block.
+     * repetition in index order with its values, seed, metrics, bottleneck block (the busiest), busy fractions, what
+     * limits it ({@link Limit}) and the full fraction of every bounded resource.
      */
     static String json(SweepSpec spec, SweepResults r) {
         Map<String, Object> root = new LinkedHashMap<>();
@@ -348,6 +383,18 @@ public final class Sweep {
             Map<String, Object> busy = new LinkedHashMap<>();
             p.busy().forEach(x -> busy.put(x.name(), x.value()));
             row.put("busy", busy);
+            Limit limit = p.limit();
+            Map<String, Object> limited = new LinkedHashMap<>();
+            limited.put("kind", limit.kind().key());
+            limited.put("block", limit.block());
+            limited.put("what", limit.what());
+            limited.put("bound", limit.bound());
+            limited.put("fraction", limit.fraction());
+            limited.put("text", limit.describe());
+            row.put("limited_by", limited);
+            Map<String, Object> full = new LinkedHashMap<>();
+            p.bounds().forEach(x -> full.put(x.key(), x.fraction()));
+            row.put("bounds", full);
             rows.add(row);
         }
         root.put("rows", rows);

@@ -52,16 +52,22 @@ class SweepRunTest {
         assertThat(first.ran()).isEqualTo(8);
         List<String> csv = Files.readAllLines(reference.resolve(Sweep.RESULTS_CSV));
         assertThat(csv.get(0)).isEqualTo("qp.initiatorQueueDepth,qp.inlineDataSize,bw_avg_gbps,bw_peak_gbps,"
-                + "msg_rate_mpps,lat_p50_us,lat_p99_us,lat_p999_us,sim_time_ps,seed");
+                + "msg_rate_mpps,lat_p50_us,lat_p99_us,lat_p999_us,sim_time_ps,seed,limited_by,limit_fraction");
         assertThat(csv).hasSize(9);
         assertThat(csv.subList(1, 9)).extracting(l -> {
             String[] c = l.split(",");
             return c[0] + "/" + c[1] + "@" + c[9];
         }).containsExactly("4/0@11", "4/0@12", "4/64@11", "4/64@12", "32/0@11", "32/0@12", "32/64@11", "32/64@12");
         assertThat(csv.subList(1, 9)).allSatisfy(l -> assertThat(l).doesNotContain("E", "NaN", " "));
+        // What limits each point: the host CPU at depth 32 with inline, round trips at depth 4.
+        assertThat(csv.subList(1, 9)).extracting(l -> l.split(",")[10]).containsExactly("latency", "latency",
+                "latency", "latency", "latency", "latency", "hostA.cpu", "hostA.cpu");
+        assertThat(csv.subList(1, 9)).allSatisfy(l -> assertThat(Double.parseDouble(l.split(",")[11]))
+                .isBetween(0.0, 1.0));
         assertThat(first.results().results()).extracting(r -> r.point().index()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
         assertThat(Files.readString(reference.resolve(Sweep.RESULTS_JSON))).contains("\"fingerprint\": \""
-                + SPEC.fingerprint() + "\"", "\"bottleneck\": \"", "\"busy\": {").doesNotContain("wall");
+                + SPEC.fingerprint() + "\"", "\"bottleneck\": \"", "\"busy\": {",
+                "\"limited_by\": {", "\"kind\": \"latency\"", "\"bounds\": {", "\"nicA.tx.fullFraction\": ").doesNotContain("wall");
         try (var files = Files.list(reference.resolve(Sweep.POINTS_DIR))) {
             assertThat(files.map(p -> p.getFileName().toString()).sorted()).containsExactly("000000.json",
                     "000001.json", "000002.json", "000003.json", "000004.json", "000005.json", "000006.json",

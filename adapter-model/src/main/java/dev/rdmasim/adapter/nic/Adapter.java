@@ -103,12 +103,14 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
         ContextMemory.Params ctxParams = ContextMemory.Params.of(profile);
         long contextBase = memory.allocate(ctxParams.bytes(), PAGE);
         // DMA channels, one per client; the engine serves them round robin in this order.
+        String readQueueKey = NIC_DMA_READ_QUEUE.key();
+        String writeQueueKey = NIC_DMA_WRITE_QUEUE.key();
         int readQueue = profile.getInt(NIC_DMA_READ_QUEUE);
         int writeQueue = profile.getInt(NIC_DMA_WRITE_QUEUE);
         var dma = pcie.dma();
-        DmaPort fetchPort = new DmaPort(dma.addChannel("wqeFetch", readQueue), 1);
-        DmaPort keyPort = new DmaPort(dma.addChannel("keyFill", readQueue), KeyUnit.MAX_FILLS);
-        DmaPort writeBackPort = new DmaPort(dma.addChannel("contextWriteBack", writeQueue), 0);
+        DmaPort fetchPort = new DmaPort(dma.addChannel("wqeFetch", readQueue, readQueueKey), 1);
+        DmaPort keyPort = new DmaPort(dma.addChannel("keyFill", readQueue, readQueueKey), KeyUnit.MAX_FILLS);
+        DmaPort writeBackPort = new DmaPort(dma.addChannel("contextWriteBack", writeQueue, writeQueueKey), 0);
 
         // The key unit owns the key contexts at the end of context memory (ContextMemory.keyContextBase()); it is built
         // first so its statistics keep their place.
@@ -134,16 +136,17 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
         eq = new EventQueueUnit(this, pc.msixBase(), EVENTS_IN_FLIGHT);
         firmware = new FirmwareTables(fwParams, sim, name, memory, contexts, keys, credits, fetch, parser);
         cqe = new CqeWriter(this, CqeWriter.Params.of(profile), clock, work, firmware, contexts, eq,
-                new DmaPort(dma.addChannel("cqe", writeQueue), 1), new DmaPort(dma.addChannel("event", 16), 0),
+                new DmaPort(dma.addChannel("cqe", writeQueue, writeQueueKey), 1), new DmaPort(dma.addChannel("event", 16), 0),
                 this::reportRetired);
         scheduler = new SendScheduler(qps);
         req = new RequesterTransport(this, RequesterTransport.Params.of(profile), work, qps, credits, fetch::requeue,
                 fetch::sentOne, cqe, scheduler, this::reportRetired);
-        tx = new Transmitter(this, Transmitter.Params.of(profile), clock, work, qps, keys, dma.addChannel("payload", readQueue),
+        tx = new Transmitter(this, Transmitter.Params.of(profile), clock, work, qps, keys,
+                dma.addChannel("payload", readQueue, readQueueKey),
                 req::packetSent, scheduler, mac, ip);
-        payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue));
+        payload = new PayloadWriter(this, work, keys, dma.addChannel("rxWrite", writeQueue, writeQueueKey));
         rq = new RecvWqePrefetcher(this, RecvWqePrefetcher.Params.of(profile), work, qps, cqe,
-                dma.addChannel("rqFetch", readQueue));
+                dma.addChannel("rqFetch", readQueue, readQueueKey));
         responder = new Responder(this, Responder.Params.of(profile), work, qps, keys, payload, rq, cqe, req, tx);
         rx = new Receiver(this, Receiver.Params.of(profile), clock, work, qps, payload, req, responder);
 

@@ -13,6 +13,7 @@ import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.ClockDomain;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.wave.Signal;
@@ -88,6 +89,7 @@ final class CqeWriter extends Module implements DmaCallback {
     private final Counter errors;
     private final Counter overflows;
     private final TimeAverage queued;
+    private final Bound jobsFull;
     private final Signal queuedSignal;
 
     /** What the block is built with, taken from the profile once. */
@@ -129,6 +131,8 @@ final class CqeWriter extends Module implements DmaCallback {
         errors = stats().counter("errorCqes", "CQEs", "error CQEs written");
         overflows = stats().counter("overflows", "CQEs", "CQEs dropped because their CQ was full");
         queued = stats().timeAverage("queued", "jobs", "completions waiting to be written");
+        jobsFull = stats().bound("", "CQE job queue", "every entry holds a completion waiting to be written",
+                "built in: " + params.depth() + " jobs");
         queuedSignal = signal("queued", 8);
     }
 
@@ -190,7 +194,9 @@ final class CqeWriter extends Module implements DmaCallback {
     }
 
     void commit() {
-        count++;
+        if (++count == jobs.length) {
+            jobsFull.set(true);
+        }
         queued.set(count);
         queuedSignal.set(count);
         pump();
@@ -355,7 +361,9 @@ final class CqeWriter extends Module implements DmaCallback {
                     dropped ? -1 : j.syndrome, j.stamps);
         }
         head = wrap(head + 1);
-        count--;
+        if (count-- == jobs.length) {
+            jobsFull.set(false);
+        }
         issued--;
         queued.set(count);
         queuedSignal.set(count);

@@ -13,6 +13,7 @@ import dev.rdmasim.adapter.wire.RoceReader;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 import java.util.function.Consumer;
 
@@ -62,6 +63,11 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         /** Waiting out an RNR NAK's delay before resending. */
         private boolean rnrWaiting;
         private boolean retireQueued;
+        /** A packet waits for the PSN window: the PSN it would take, for telling when an ACK opens the window. */
+        private boolean windowWait;
+        private int windowWaitPsn;
+        /** A READ waits for one of the QP's outbound READ slots (ORD). */
+        private boolean readsWait;
 
         QpRequests(QpConfig cfg, int outstanding) {
             int sqWqes = 1 << cfg.sqLogBbs();
@@ -171,6 +177,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     private final Counter retransmits;
     private final Counter fenceWaits;
     private final Counter timeouts;
+    private final Bound ringFull;
+    private final Bound windowFull;
+    private final Bound readsFull;
 
     RequesterTransport(Module parent, Params params, WorkClock work, QpTable qps, WqeCredits credits,
             Consumer<Qp> fetchRequeue, Consumer<Qp> fetchSentOne, CqeWriter cqe, SendScheduler scheduler,
@@ -189,6 +198,13 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         fenceWaits = stats().counter("fenceWaits", "events",
                 "times a READ_FENCE request was held back for an earlier READ still completing");
         timeouts = stats().counter("timeouts", "events", "retransmission timer expiries");
+        // Per-QP limits: each counts the time at least one QP is at its limit.
+        ringFull = stats().bound("outstanding", "per-QP outstanding limit", "at least one QP's ring of requests in"
+                + " flight is full", "nic.maxOutstandingPerQp, or the send queue's size when smaller");
+        windowFull = stats().bound("psnWindow", "PSN window", "at least one QP has a packet waiting because its"
+                + " unacknowledged PSNs fill the window", "transport.maxUnackedPsns");
+        readsFull = stats().bound("ord", "outbound READ limit (ORD)", "at least one QP has a READ waiting because"
+                + " its READs in flight fill its initiator depth", "transport.maxOutboundReads");
     }
 
     /**
@@ -261,7 +277,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             w.firstPsn = r.nextPsn;
             r.nextPsn = (r.nextPsn + w.packets) & 0xFF_FFFF;
         }
-        r.count++;
+        if (++r.count == r.wrs.length) {
+            ringFull.enter();
+        }
     }
 
     /** A QP has parsed requests to send (or, in error, to flush). */
@@ -281,6 +299,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         if (qp.state() != QpState.READY_TO_SEND || qp.req.sent >= qp.req.count || qp.req.rnrWaiting) {
             return 0;
         }
+        // Whatever held the QP back before is decided again below.
+        stopWaiting(qp);
         Wr w = qp.req.wr(qp.req.sent);
         if (w.syndrome != 0) {
             // A WQE that failed validation: it never reaches the wire and fails the QP.
@@ -301,6 +321,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         int k = read ? w.responses : w.packetsQueued;
         int psn = Psn.add(w.firstPsn, k);
         if (Psn.diff(psn, qp.req.unackedPsn) >= params.maxUnacked()) {
+            qp.req.windowWait = true;
+            qp.req.windowWaitPsn = psn;
+            windowFull.enter();
             return 0; // Window full; an ACK requeues the QP.
         }
         if (k == 0 && w.fence && readsUnfinished(qp)) {
@@ -314,6 +337,8 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
                 return 0;
             }
             if (readsInFlight(qp) >= qp.req.maxReadsOut) {
+                qp.req.readsWait = true;
+                readsFull.enter();
                 return 0; // Its READ slots are full (ORD); a completing READ requeues the QP.
             }
         }
@@ -341,6 +366,18 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     void packetSent(Qp qp, long t) {
         if (qp.req.deadline == Long.MAX_VALUE) {
             restartTimerAt(qp, t + params.ackTimeoutPs());
+        }
+    }
+
+    /** The QP no longer waits for its PSN window or READ slots (they opened, or it was rewound or failed). */
+    private void stopWaiting(Qp qp) {
+        if (qp.req.windowWait) {
+            qp.req.windowWait = false;
+            windowFull.leave();
+        }
+        if (qp.req.readsWait) {
+            qp.req.readsWait = false;
+            readsFull.leave();
         }
     }
 
@@ -416,6 +453,10 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             qp.req.retriesLeft = qp.req.retryCount;
             qp.req.rnrRetriesLeft = qp.req.rnrRetryCount;
             progress = true;
+            if (qp.req.windowWait && Psn.diff(qp.req.windowWaitPsn, qp.req.unackedPsn) < params.maxUnacked()) {
+                qp.req.windowWait = false;
+                windowFull.leave();
+            }
         }
         if (progress) {
             if (qp.req.count > 0) {
@@ -461,7 +502,9 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             retirements.retired(qp.qpn, w.wqeIndex, w.opcode, w.length, 0, w.stamps);
         }
         qp.req.head = qp.req.head + 1 == qp.req.wrs.length ? 0 : qp.req.head + 1;
-        qp.req.count--;
+        if (qp.req.count-- == qp.req.wrs.length) {
+            ringFull.leave();
+        }
         if (qp.req.sent > 0) {
             qp.req.sent--;
         }
@@ -586,6 +629,11 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
             return DONE;
         }
         w.responses++;
+        if (w.responses == w.packets && qp.req.readsWait) {
+            // A READ has all its responses: one of the QP's READ slots is free.
+            qp.req.readsWait = false;
+            readsFull.leave();
+        }
         readProgress(qp);
         if (w.responses == w.packets && w.pendingWrites == 0) {
             acknowledge(qp, w.lastPsn());
@@ -668,6 +716,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
     /** Go-back-N: make every packet from {@code psn} on be sent again. */
     private void rewind(Qp qp, int psn) {
         retransmits.inc();
+        stopWaiting(qp);
         qp.req.readRetryArmed = false;
         for (int i = 0; i < qp.req.count; i++) {
             Wr w = qp.req.wr(i);
@@ -703,6 +752,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
 
     /** Completes request {@code index} with {@code syndrome}, flushes every later one, QP to error. */
     private void failFrom(Qp qp, int index, int syndrome) {
+        stopWaiting(qp);
         qp.moveTo(QpState.ERROR);
         // The receive queue of a QP in error is flushed as well.
         recvFlush.accept(qp);
@@ -720,6 +770,7 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
 
     /** A QP in error: everything it holds completes, flushed unless it already has an error. */
     private void flushAll(Qp qp) {
+        stopWaiting(qp);
         stopTimer(qp);
         for (int i = 0; i < qp.req.count; i++) {
             Wr w = qp.req.wr(i);

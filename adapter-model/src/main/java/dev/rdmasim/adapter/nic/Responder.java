@@ -15,6 +15,7 @@ import dev.rdmasim.adapter.wire.Opcode;
 import dev.rdmasim.adapter.wire.RoceReader;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 
 /**
@@ -70,6 +71,8 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
         private int readCount;
         /** Inbound READs answered at once (responder resources), at most the profile's; set at RTR. */
         private int maxReadsIn;
+        /** Every IRD entry is held: counted in the responder's bound until one frees. */
+        private boolean readsAtLimit;
         // The completion of the message that has ended.
         /** When the last byte of the message being received was handed to PCIe (for the receive's lifecycle). */
         private long recvPlacedPs = Stage.NOT_REACHED;
@@ -164,6 +167,8 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
     private final Sender tx;
     private final int mtu;
     private final int ackEvery;
+    /** Time at least one QP's IRD entries are all held. */
+    private final Bound irdFull;
     private final IntRing cqeWaiters = new IntRing(16);
     private Intake intake;
     private RoceReader reader;
@@ -186,6 +191,8 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
         this.tx = tx;
         this.mtu = params.mtu();
         this.ackEvery = params.ackEvery();
+        irdFull = stats().bound("ird", "inbound READ limit (IRD)", "at least one QP answers as many READs as its IRD"
+                + " allows", "transport.maxInboundReads");
         rq.connect(this);
     }
 
@@ -419,6 +426,10 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
         qp.resp.readPsn[slot] = psn;
         qp.resp.readPackets[slot] = packets;
         qp.resp.readCount++;
+        if (!qp.resp.readsAtLimit && qp.resp.readsFull()) {
+            qp.resp.readsAtLimit = true;
+            irdFull.enter();
+        }
         if (!duplicate) {
             executed(qp, RequestKind.READ, Position.ONLY, packets);
         }
@@ -464,6 +475,10 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
         QpResponder r = qp.resp;
         r.readHead = r.slot(1);
         r.readCount--;
+        if (r.readsAtLimit && !r.readsFull()) {
+            r.readsAtLimit = false;
+            irdFull.leave();
+        }
         intake.resume();
     }
 

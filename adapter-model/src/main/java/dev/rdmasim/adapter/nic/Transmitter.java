@@ -18,6 +18,7 @@ import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.ClockDomain;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.TimeAverage;
 
@@ -175,6 +176,7 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
     private final Counter acks;
     private final Counter naks;
     private final TimeAverage slotsInUse;
+    private final Bound slotsFull;
     private final dev.rdmasim.kernel.wave.Signal slotsSignal;
 
     Transmitter(Module parent, Params params, ClockDomain nicClock, WorkClock work, QpTable qps, KeyUnit keys,
@@ -213,6 +215,7 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
         naks = stats().counter("naks", "packets", "NAKs sent");
         slotsInUse = stats().timeAverage("slotsInUse", "slots", "transmit buffer slots in use");
         slotsSignal = signal("slotsInUse", 16);
+        slotsFull = stats().bound("", "transmit slots", "every slot holds a packet", "nic.txSlots");
         // Slots free lazily: bring the occupancy up to date before statistics are read or reset.
         stats().setRefresh(this::release);
     }
@@ -351,6 +354,9 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
         count++;
         slotsInUse.set(count);
         slotsSignal.set(count);
+        if (count == slots.length) {
+            slotsFull.set(true);
+        }
         emitReady();
     }
 
@@ -573,7 +579,9 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
             long t = freeAt[head];
             head = wrap(head + 1);
             held--;
-            count--;
+            if (count-- == slots.length) {
+                slotsFull.setAt(t, false);
+            }
             slotsInUse.setAt(t, count);
             if (count == 0) {
                 busy.idle();

@@ -5,6 +5,7 @@ import static dev.rdmasim.adapter.config.Parameters.*;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.wave.Signal;
 
@@ -28,6 +29,8 @@ final class WqeCredits extends Module {
     private long inlineFree;
     private final TimeAverage wqeCacheUsed;
     private final TimeAverage inlineUsed;
+    private final Bound wqeCacheFull;
+    private final Bound inlineFull;
     private final Signal inlineSignal;
     private final Signal wqeCacheSignal;
     private Runnable wqeCacheFreed = () -> { };
@@ -40,6 +43,9 @@ final class WqeCredits extends Module {
         inlineFree = params.inlineBytes();
         wqeCacheUsed = stats().timeAverage("wqeCacheUsed", "BBs", "WQE cache blocks reserved by fetches or holding unparsed WQEs");
         inlineUsed = stats().timeAverage("inlineUsed", "bytes", "inline buffer bytes holding payload of unacknowledged requests");
+        wqeCacheFull = stats().bound("wqeCache", "WQE cache", "no block free", "nic.wqeCacheEntries");
+        inlineFull = stats().bound("inline", "inline buffer", "a parsed WQE waits for room for its inline payload",
+                "nic.inlineBufferBytes");
         inlineSignal = signal("inlineUsed", 32);
         wqeCacheSignal = signal("wqeCacheUsed", 24);
     }
@@ -77,12 +83,21 @@ final class WqeCredits extends Module {
     }
 
     private void showWqeCache() {
+        wqeCacheFull.set(wqeCacheFree == 0);
         wqeCacheUsed.set(params.wqeCacheBbs() - wqeCacheFree);
         wqeCacheSignal.set(params.wqeCacheBbs() - wqeCacheFree);
     }
 
     boolean inlineFits(long bytes) {
         return bytes <= inlineFree;
+    }
+
+    /**
+     * The parser stalls on ({@code true}) or resumes after ({@code false}) a WQE whose inline payload does not fit:
+     * the time between is the time the inline buffer is at its limit.
+     */
+    void inlineWaiting(boolean waiting) {
+        inlineFull.set(waiting);
     }
 
     long inlineFree() {

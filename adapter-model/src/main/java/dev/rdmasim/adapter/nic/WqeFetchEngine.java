@@ -12,6 +12,7 @@ import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.ClockDomain;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 
 /**
@@ -76,6 +77,8 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
         /** Per staging block: the WQE starting there was written whole by BlueFlame, not fetched. */
         private final boolean[] blueFlame;
         private boolean queued;
+        /** Blocks wait to be fetched but the QP's prefetch window is full (counted in the engine's bound). */
+        boolean windowFull;
         private Context context = Context.LOOK_UP;
 
         SendRing(int fetchBbs) {
@@ -153,6 +156,9 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
         public void readDone(DmaRequest r) {
             Qp qp = qps.qp(qpn);
             qpn = -1;
+            if (slotsUsed-- == slots.length) {
+                slotsFull.set(false);
+            }
             if (context) {
                 contextArrived(qp, target);
             } else {
@@ -175,6 +181,9 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
     private final Event step;
     private final Counter wqeFetches;
     private final Counter wqeCacheStalls;
+    private final Bound prefetchFull;
+    private final Bound slotsFull;
+    private int slotsUsed;
 
     WqeFetchEngine(Module parent, Params params, ClockDomain nicClock, WorkClock clock, QpTable qps,
             ContextMemory contexts, WqeCredits credits, DmaPort port) {
@@ -192,6 +201,9 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
         busy = new Busy(this, nicClock, signal("busy", 1));
         wqeFetches = stats().counter("wqeFetches", "reads", "DMA reads of send-ring basic blocks");
         wqeCacheStalls = stats().counter("wqeCacheStalls", "events", "times a fetch waited for WQE cache space");
+        prefetchFull = stats().bound("prefetch", "prefetch window", "at least one QP has blocks to fetch while its"
+                + " requests not yet sent fill its window", "nic.wqePrefetchDepth");
+        slotsFull = stats().bound("slots", "fetch slots", "every slot holds a read in flight", "nic.wqeFetchSlots");
         step = sim().event(fullName() + ".step", this::fetchOne);
         port.onReady(this::pump);
         credits.onWqeCacheFreed(this::wqeCacheFreed);
@@ -235,9 +247,19 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
     void queue(Qp qp) {
         // A QP in error still fetches its new WQEs: they complete at once, flushed.
         SendRing sq = qp.sq;
-        if (!sq.queued && sq.bbsToFetch() > 0 && sq.readCount < SendRing.MAX_FETCHES
-                && (qp.state() == QpState.READY_TO_SEND || qp.state() == QpState.ERROR)
-                && qp.req.unsent() < params.prefetchDepth()) {
+        boolean canFetch = !sq.queued && sq.bbsToFetch() > 0
+                && (qp.state() == QpState.READY_TO_SEND || qp.state() == QpState.ERROR);
+        // Every change of a QP's unsent requests or blocks to fetch comes through here, so this is exact.
+        boolean windowFull = canFetch && qp.req.unsent() >= params.prefetchDepth();
+        if (windowFull != sq.windowFull) {
+            sq.windowFull = windowFull;
+            if (windowFull) {
+                prefetchFull.enter();
+            } else {
+                prefetchFull.leave();
+            }
+        }
+        if (canFetch && sq.readCount < SendRing.MAX_FETCHES && !windowFull) {
             sq.queued = true;
             queue.add(qp.qpn);
             pump();
@@ -307,6 +329,7 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
                 contexts.writeBackEvicted();
                 int line = SetAssocCache.missSlot(r);
                 slot.qpn = qp.qpn;
+                takeSlot();
                 slot.context = true;
                 slot.target = line;
                 slot.read.read(contexts.qpContextAddress(qp.qpn), contexts.line(line), 0,
@@ -348,6 +371,7 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
             sq.blueFlame[stageBb + b] = false; // fetched, not written by BlueFlame
         }
         slot.qpn = qp.qpn;
+        takeSlot();
         slot.context = false;
         slot.target = entry;
         slot.read.read(qp.cfg.sqBase() + (long) ringBb * SendWqeBuilder.BB, sq.staging,
@@ -355,6 +379,12 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
         wqeFetches.inc();
         port.send(slot.read);
         pump();
+    }
+
+    private void takeSlot() {
+        if (++slotsUsed == slots.length) {
+            slotsFull.set(true);
+        }
     }
 
     private Slot freeSlot() {

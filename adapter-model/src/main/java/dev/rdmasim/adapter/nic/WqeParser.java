@@ -148,6 +148,7 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
     private void inlineFreed() {
         if (stalledOnInline) {
             stalledOnInline = false;
+            credits.inlineWaiting(false);
             parse();
         }
     }
@@ -190,6 +191,7 @@ final class WqeParser extends Module implements WqeFetchEngine.Output {
                     // The inline buffer is full: the parser stalls until an acknowledgement frees it.
                     inlineStalls.inc();
                     stalledOnInline = true;
+                    credits.inlineWaiting(true);
                     return;
                 }
                 long ready = busy.book(params.parseCycles(), clock.at()) + pipelinePs;

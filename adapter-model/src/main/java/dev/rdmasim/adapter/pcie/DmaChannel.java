@@ -2,6 +2,7 @@ package dev.rdmasim.adapter.pcie;
 
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.wave.Signal;
@@ -27,9 +28,10 @@ public final class DmaChannel {
     final Counter submitted;
     final Counter refusals;
     private final TimeAverage occupancy;
+    private final Bound full;
     private final Signal occupancySignal;
 
-    DmaChannel(DmaEngine engine, String name, int depth) {
+    DmaChannel(DmaEngine engine, String name, int depth, String depthParameter) {
         this.engine = engine;
         this.name = name;
         this.ring = new DmaRequest[depth];
@@ -39,6 +41,7 @@ public final class DmaChannel {
         refusals = s.counter(name + "_refused", "requests", "requests refused on channel " + name + " (queue full)");
         occupancy = s.timeAverage(name + "_queued", "requests", "requests waiting on channel " + name);
         occupancySignal = engine.signalFor(name + "_queued", 16);
+        full = s.bound(name + "_queue", "DMA queue of channel " + name, "every entry holds a request", depthParameter);
     }
 
     public String name() {
@@ -96,7 +99,9 @@ public final class DmaChannel {
         r.submitPs = now;
         int tail = head + count;
         ring[tail < ring.length ? tail : tail - ring.length] = r;
-        count++;
+        if (++count == ring.length) {
+            full.set(true);
+        }
         engine.queuedRequests++;
         submitted.inc();
         occupancy.set(count);
@@ -113,7 +118,9 @@ public final class DmaChannel {
     void pop() {
         ring[head] = null;
         head = head + 1 == ring.length ? 0 : head + 1;
-        count--;
+        if (count-- == ring.length) {
+            full.set(false);
+        }
         engine.queuedRequests--;
         occupancy.set(count);
         occupancySignal.set(count);

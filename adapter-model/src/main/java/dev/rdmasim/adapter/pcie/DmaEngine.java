@@ -3,6 +3,7 @@ package dev.rdmasim.adapter.pcie;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.Histogram;
 import dev.rdmasim.kernel.stats.TimeAverage;
@@ -115,6 +116,7 @@ public final class DmaEngine extends Module {
     private final Counter mmioWrites;
     private final Counter tagStalls;
     private final TimeAverage tagsInUse;
+    private final Bound tagsFull;
     private final Histogram readLatency;
     private final Histogram mrdLatency;
     private final Signal tagsSignal;
@@ -151,6 +153,7 @@ public final class DmaEngine extends Module {
         mmioWrites = s.counter("mmioWrites", "TLPs", "host MMIO writes received");
         tagStalls = s.counter("tagStalls", "times", "times a read could not issue for lack of a free tag");
         tagsInUse = s.timeAverage("tagsInUse", "tags", "read tags outstanding");
+        tagsFull = s.bound("readTags", "PCIe read tags", "every tag held by a read", "pcie.readTags");
         // "Submission" and "issue" mean the ready time for a request given one (docs/pcie.md); the descriptions are
         // kept as they were so that outputs of runs without ready times stay byte-identical.
         readLatency = s.histogram("readLatency", "ns", "read request latency, submission to last byte", MAX_LATENCY_NS);
@@ -160,6 +163,14 @@ public final class DmaEngine extends Module {
 
     /** Adds a client channel with a submission queue of {@code depth} requests. */
     public DmaChannel addChannel(String channelName, int depth) {
+        return addChannel(channelName, depth, "its depth, " + depth);
+    }
+
+    /**
+     * Adds a client channel with a submission queue of {@code depth} requests, set by {@code depthParameter} (named
+     * in the description of the time the queue is full).
+     */
+    public DmaChannel addChannel(String channelName, int depth, String depthParameter) {
         if (depth < 1) {
             throw new IllegalArgumentException(fullName() + ": channel '" + channelName + "' depth must be >= 1, got " + depth);
         }
@@ -168,7 +179,7 @@ public final class DmaEngine extends Module {
                 throw new IllegalArgumentException(fullName() + " already has a channel named '" + channelName + "'");
             }
         }
-        DmaChannel c = new DmaChannel(this, channelName, depth);
+        DmaChannel c = new DmaChannel(this, channelName, depth, depthParameter);
         channels.add(c);
         rr = channels.toArray(new DmaChannel[0]);
         return c;
@@ -284,6 +295,9 @@ public final class DmaEngine extends Module {
             return false;
         }
         int tag = freeTags[--freeTagCount];
+        if (freeTagCount == 0) {
+            tagsFull.set(true);
+        }
         tagRequest[tag] = r;
         tagAddress[tag] = addr;
         tagBufferOffset[tag] = r.offset + r.issued;
@@ -365,6 +379,9 @@ public final class DmaEngine extends Module {
         if (tagRemaining[tag] == 0) {
             mrdLatency.record((now() - tagIssuePs[tag]) / 1000);
             tagRequest[tag] = null;
+            if (freeTagCount == 0) {
+                tagsFull.set(false);
+            }
             freeTags[freeTagCount++] = tag;
             tagsInUse.set(tagsInUse());
             tagsSignal.set(tagsInUse());

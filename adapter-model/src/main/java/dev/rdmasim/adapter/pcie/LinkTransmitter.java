@@ -3,6 +3,7 @@ package dev.rdmasim.adapter.pcie;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.TimeAverage;
 import dev.rdmasim.kernel.wave.Signal;
@@ -47,6 +48,8 @@ public final class LinkTransmitter extends Module {
     private final int[] classLimit = new int[CLASSES];
     /** TLPs of each class accepted and not yet started (as of the last {@link #advance}). */
     private final int[] classCount = new int[CLASSES];
+    /** Time each class with a limit spends with every slot taken (null for a class the link never carries). */
+    private final Bound[] classFull = new Bound[CLASSES];
 
     /**
      * Committed, undelivered TLPs in wire order, indexed by sequence number (masked). Delivered below dSeq; started
@@ -174,6 +177,26 @@ public final class LinkTransmitter extends Module {
                 () -> (double) (bytesAck.value() + bytesFc.value() + bytesSkip.value())
                         / Math.max(1, bytesAck.value() + bytesFc.value() + bytesSkip.value()
                         + bytesMwr.value() + bytesMrd.value() + bytesCpld.value()));
+        // The up link's class limits are the device's transmit credits; the down link's posted limit is the host's
+        // queue of MMIO writes waiting for the link.
+        boolean down = "down".equals(name);
+        for (TlpKind k : TlpKind.values()) {
+            int limit = classLimit[k.ordinal()];
+            if (limit > 0) {
+                String what = switch (k) {
+                    case MWR -> down ? "MMIO posted queue" : "posted-write transmit credits";
+                    case MRD -> "read-request transmit credits";
+                    case CPLD -> "completion transmit credits";
+                };
+                String prefix = switch (k) {
+                    case MWR -> "posted";
+                    case MRD -> "nonPosted";
+                    case CPLD -> "completion";
+                };
+                classFull[k.ordinal()] = s.bound(prefix, what, "all " + limit + " TLP slots of the class taken",
+                        "built in: " + limit + " TLPs");
+            }
+        }
         // Counters and levels change at instants no event marks; a dump or reset first brings them up to now.
         s.setRefresh(this::advance);
         busySignal = signal("busy", 1);
@@ -236,7 +259,9 @@ public final class LinkTransmitter extends Module {
         if (readyPs < now) {
             throw new InvariantViolation(fullName() + ": " + t + " ready at " + readyPs + " ps, now is " + now + " ps");
         }
-        classCount[c]++;
+        if (++classCount[c] == classLimit[c]) {
+            classFull[c].setAt(now, true);
+        }
         t.readyPs = readyPs;
         boolean headChanged = dSeq == cSeq;
         if (readyPs == now) {
@@ -375,7 +400,10 @@ public final class LinkTransmitter extends Module {
         busyOffPs = t.freeAfterPs;
         sSeq++;
         queued.setAt(start, cSeq - sSeq);
-        classCount[t.kind.ordinal()]--;
+        int c = t.kind.ordinal();
+        if (classCount[c]-- == classLimit[c]) {
+            classFull[c].setAt(start, false);
+        }
         count(t);
         if (tracing) {
             queueSignal.set(cSeq - sSeq);

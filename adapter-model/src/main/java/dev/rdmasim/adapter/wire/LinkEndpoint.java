@@ -2,6 +2,7 @@ package dev.rdmasim.adapter.wire;
 
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.StatsGroup;
 import dev.rdmasim.kernel.stats.TimeAverage;
@@ -33,6 +34,7 @@ public final class LinkEndpoint extends Module {
     private final Event bufferRetryEvent;
     private final Counter acquireRefusals;
     private final TimeAverage inUse;
+    private final Bound full;
     private final Signal inUseSignal;
     private Runnable bufferRetry;
     private boolean senderWaiting;
@@ -56,6 +58,8 @@ public final class LinkEndpoint extends Module {
         this.acquireRefusals = stats.counter("acquireRefusals", "calls", "acquire() calls refused because every frame buffer was busy");
         this.inUse = stats.timeAverage("buffersInUse", "frames", "frame buffers acquired and not yet released");
         this.inUseSignal = signal("buffersInUse", 16);
+        this.full = stats.bound("buffers", "frame buffers", "every buffer queued, on the wire or held by the far"
+                + " receiver", "link.rxBufferFrames");
     }
 
     /** A free frame buffer (length 0) for the sender, or null when all are busy (then {@link #onBufferFree} will fire). */
@@ -161,6 +165,7 @@ public final class LinkEndpoint extends Module {
         int used = poolSize - freeCount;
         clock.stamp(now()); // its own change, at now: no need to bring the lines up to date first
         inUse.set(used);
+        full.set(freeCount == 0);
         clock.release();
         inUseSignal.set(used);
     }

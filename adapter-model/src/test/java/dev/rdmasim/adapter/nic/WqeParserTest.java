@@ -334,6 +334,11 @@ class WqeParserTest {
             Run run = new Run(seed);
             run.h.sim.run();
             stalls += BlockHarness.counter(run.parser, "inlineStalls");
+            run.credits.stats().refresh();
+            long full = BlockHarness.counter(run.credits, "inlineFullTime");
+            // A stall is time the inline buffer spends at its limit; without one it never is.
+            assertThat(full > 0).as("seed %d: inline buffer full iff the parser stalled", seed)
+                    .isEqualTo(BlockHarness.counter(run.parser, "inlineStalls") > 0);
             bad += run.bad;
             inline += run.inlineTaken;
             for (Run.Q q : run.qs) {

@@ -21,6 +21,7 @@ public final class StatsGroup {
     private final TimeSource time;
     private final List<Stat> stats = new ArrayList<>();
     private final Set<String> names = new HashSet<>();
+    private final List<Bound> bounds = new ArrayList<>();
     private Runnable refresh;
 
     /**
@@ -69,6 +70,37 @@ public final class StatsGroup {
     }
 
     /**
+     * A bounded resource of the block, reporting the time it spends at its limit as a counter {@code fullTime} (ps)
+     * and a formula {@code fullFraction}; with a non-empty {@code prefix} they are {@code <prefix>FullTime} and
+     * {@code <prefix>FullFraction}, for a block with several bounds.
+     *
+     * @param prefix    empty, or a lower-camel-case name for the resource ({@code readTags})
+     * @param what      what is full, in words, as reports name it ({@code "PCIe read tags"})
+     * @param limit     how "at its limit" is decided, for the descriptions ({@code "all tags in use"})
+     * @param parameter the parameter(s) setting the limit ({@code "pcie.readTags"})
+     */
+    public Bound bound(String prefix, String what, String limit, String parameter) {
+        Objects.requireNonNull(prefix, "prefix");
+        Objects.requireNonNull(what, "what");
+        Objects.requireNonNull(limit, "limit");
+        Objects.requireNonNull(parameter, "parameter");
+        String timeName = prefix.isEmpty() ? "fullTime" : prefix + "FullTime";
+        String fractionName = prefix.isEmpty() ? "fullFraction" : prefix + "FullFraction";
+        Counter counter = counter(timeName, "ps", "time at the limit: " + what + " (" + limit + "; " + parameter
+                + ")");
+        Bound bound = new Bound(time, counter, fractionName, what, parameter);
+        formula(fractionName, "ratio", timeName + " / simulated time: " + what + " at the limit (" + parameter + ")",
+                bound::fullFraction);
+        bounds.add(bound);
+        return bound;
+    }
+
+    /** The block's bounded resources, in registration order; an unmodifiable live view. */
+    public List<Bound> bounds() {
+        return Collections.unmodifiableList(bounds);
+    }
+
+    /**
      * Installs the action that brings this group's statistics up to the current simulated time, for a block that
      * updates them lazily (for instance with {@link TimeAverage#setAt}) rather than as each change happens. It runs
      * before every dump of the registry and before {@link #reset}; anyone else reading such a group's statistics
@@ -84,10 +116,16 @@ public final class StatsGroup {
         refresh = action;
     }
 
-    /** Runs the refresh action, if any (see {@link #setRefresh}). */
+    /**
+     * Runs the refresh action, if any (see {@link #setRefresh}), then folds the time every {@link Bound} has spent
+     * at its limit up to now into its counter.
+     */
     public void refresh() {
         if (refresh != null) {
             refresh.run();
+        }
+        for (int i = 0; i < bounds.size(); i++) {
+            bounds.get(i).flush();
         }
     }
 

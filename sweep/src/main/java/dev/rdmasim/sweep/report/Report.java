@@ -1,5 +1,6 @@
 package dev.rdmasim.sweep.report;
 
+import dev.rdmasim.sweep.Limit;
 import dev.rdmasim.sweep.SweepResults;
 import dev.rdmasim.sweep.Workload;
 import dev.rdmasim.sweep.report.PlotPlan.Figure;
@@ -16,9 +17,9 @@ import java.util.List;
 
 /**
  * Writes {@code report.md}: what was swept, the queue depth that reaches 95 % of the best throughput, the inline
- * size at which inline stops paying off, every point with its figures and bottleneck block, and the plots that
- * {@link Plots#write} draws for the same results. The text is a function of the results alone (no wall-clock
- * times), with numbers formatted the same in every locale.
+ * size at which inline stops paying off, every point with its figures and what limits it (a busy block, a full
+ * bounded resource, or latency), and the plots that {@link Plots#write} draws for the same results. The text is a
+ * function of the results alone (no wall-clock times), with numbers formatted the same in every locale.
  */
 public final class Report {
     /** A depth is enough when its throughput is at least this fraction of the best. */
@@ -317,14 +318,15 @@ public final class Report {
 
     // ---------------------------------------------------------------- points
 
-    /** Below this busy fraction of the busiest block, a point is limited by latency, not by a block's rate. */
-    static final double LATENCY_BOUND = 0.5;
-
     private static void points(StringBuilder b, SweepTable t, PlotPlan plan) {
         b.append("## Points\n\n");
         b.append("Every point with its figures and its bottleneck: the block whose busy fraction over the run is"
-                + " the highest. When even that block is busy less than half the time, no block limits the rate:"
-                + " the point is *latency-bound* (its requests wait on round trips), and says so.\n\n");
+                + " the highest, when it is busy at least half the time. Otherwise, when a bounded resource (a"
+                + " window, tag pool, slot pool, queue or buffer) is at its limit at least half the time, requests"
+                + " wait on it although no block is busy, and the bottleneck names it, with the fraction of the time"
+                + " it is full (the busy column keeps the busiest block's figure). When neither, no block or bound"
+                + " limits the rate: the point is *latency-bound* (its requests wait on round trips), and says"
+                + " so.\n\n");
         if (t.suffixSizes() != null) {
             b.append("A point that ran several message sizes has one row per size; its busy fractions cover its"
                     + " whole run, so they repeat on each of its rows.\n\n");
@@ -355,10 +357,17 @@ public final class Report {
                 c.add(s == null ? NONE : Num.fmt(s.mean())
                         + (s.spread() ? " (" + Num.fmt(s.min()) + ".." + Num.fmt(s.max()) + ")" : ""));
             }
-            noBusy |= row.bottleneck() == null;
-            c.add(row.bottleneck() == null ? NONE : "`" + row.bottleneck() + "`");
-            c.add(row.bottleneck() == null ? NONE
-                    : Num.percent(row.busy()) + (row.busy() < LATENCY_BOUND ? ", latency-bound" : ""));
+            Limit limit = row.limit();
+            noBusy |= row.bottleneck() == null && limit.kind() != Limit.Kind.BOUND;
+            if (limit.kind() == Limit.Kind.BOUND) {
+                c.add("`" + limit.block() + "`: " + limit.what() + " full " + Num.percent(limit.fraction())
+                        + " of the time");
+                c.add(row.bottleneck() == null ? NONE : Num.percent(row.busy()) + " (`" + row.bottleneck() + "`)");
+            } else {
+                c.add(row.bottleneck() == null ? NONE : "`" + row.bottleneck() + "`");
+                c.add(row.bottleneck() == null ? NONE
+                        : Num.percent(row.busy()) + (limit.kind() == Limit.Kind.LATENCY ? ", latency-bound" : ""));
+            }
             b.append('|').append(cells(c.toArray(String[]::new)));
         }
         b.append('\n');

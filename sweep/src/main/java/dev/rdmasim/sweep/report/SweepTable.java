@@ -1,6 +1,7 @@
 package dev.rdmasim.sweep.report;
 
 import dev.rdmasim.adapter.config.ValueType;
+import dev.rdmasim.sweep.Limit;
 import dev.rdmasim.sweep.PointResult;
 import dev.rdmasim.sweep.PointResult.Metric;
 import dev.rdmasim.sweep.SweepResults;
@@ -16,7 +17,7 @@ import java.util.regex.Pattern;
 
 /**
  * A sweep's results as a table the plots and the report read: one row per point and message size, with each
- * metric's mean, min and max over the point's repetitions and the point's bottleneck block.
+ * metric's mean, min and max over the point's repetitions, the point's bottleneck block and what limits it.
  *
  * <p>Axes are the swept keys plus, when points ran several message sizes (metric names suffixed
  * {@code _<bytes>B}), a message size axis taken from the suffixes. Only axes with more than one value are
@@ -112,9 +113,10 @@ final class SweepTable {
      * @param busy       that block's mean busy fraction
      * @param repeats    how many repetitions the point had
      * @param index      the point's index (of its first repetition)
+     * @param limit      what limits the point ({@link Limit#of} on the mean busy and full fractions)
      */
     record Row(List<String> coords, Map<String, Stat> metrics, String bottleneck, double busy, int repeats,
-            int index) {
+            int index, Limit limit) {
         String coord(Axis a) {
             return coords.get(a.index());
         }
@@ -171,16 +173,17 @@ final class SweepTable {
             Busy block = bottleneck(group);
             double busy = block == null ? 0 : block.fraction();
             String blockName = block == null ? null : block.block();
+            Limit limit = Limit.of(blockName, busy, fullest(group));
             int index = group.get(0).point().index();
             List<String> base = group.get(0).point().values();
             if (sizeAxis) {
                 // A row for every size, even one this point did not report: the report shows the gap.
                 for (Long size : sizes) {
                     out.add(new Row(append(base, String.valueOf(size)), stats(group, size), blockName, busy,
-                            group.size(), index));
+                            group.size(), index, limit));
                 }
             } else {
-                out.add(new Row(base, stats(group, null), blockName, busy, group.size(), index));
+                out.add(new Row(base, stats(group, null), blockName, busy, group.size(), index, limit));
             }
         }
         this.rows = List.copyOf(out);
@@ -316,5 +319,26 @@ final class SweepTable {
             }
         }
         return best == null ? null : new Busy(best, bestValue);
+    }
+
+    /** The bounded resource with the highest mean full fraction over the repetitions (first of equals), or null. */
+    private static PointResult.Bound fullest(List<PointResult> group) {
+        Map<String, double[]> sum = new LinkedHashMap<>();
+        Map<String, PointResult.Bound> first = new LinkedHashMap<>();
+        for (PointResult pr : group) {
+            for (PointResult.Bound b : pr.bounds()) {
+                sum.computeIfAbsent(b.key(), k -> new double[1])[0] += b.fraction();
+                first.putIfAbsent(b.key(), b);
+            }
+        }
+        PointResult.Bound best = null;
+        for (Map.Entry<String, double[]> e : sum.entrySet()) {
+            double mean = e.getValue()[0] / group.size();
+            if (best == null || mean > best.fraction()) {
+                PointResult.Bound b = first.get(e.getKey());
+                best = new PointResult.Bound(b.block(), b.name(), b.what(), mean);
+            }
+        }
+        return best;
     }
 }

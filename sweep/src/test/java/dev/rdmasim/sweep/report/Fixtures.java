@@ -2,6 +2,7 @@ package dev.rdmasim.sweep.report;
 
 import dev.rdmasim.sweep.Point;
 import dev.rdmasim.sweep.PointResult;
+import dev.rdmasim.sweep.PointResult.Bound;
 import dev.rdmasim.sweep.PointResult.Metric;
 import dev.rdmasim.sweep.SweepResults;
 import dev.rdmasim.sweep.Workload;
@@ -27,7 +28,10 @@ final class Fixtures {
     }
 
     /** What one run reported. */
-    record Run(List<Metric> metrics, List<Metric> busy) {
+    record Run(List<Metric> metrics, List<Metric> busy, List<Bound> bounds) {
+        Run(List<Metric> metrics, List<Metric> busy) {
+            this(metrics, busy, List.of());
+        }
     }
 
     static SweepResults sweep(Workload w, List<String> keys, List<List<String>> values, int repeats,
@@ -55,7 +59,7 @@ final class Fixtures {
                 }
                 Run r = run.apply(new Cell(byKey, rep));
                 Point p = new Point(index++, keys, combo, w, "default", null, List.of(), rep, 42 + rep);
-                results.add(new PointResult(p, r.metrics(), r.busy(), 0.5 + index));
+                results.add(new PointResult(p, r.metrics(), r.busy(), r.bounds(), 0.5 + index));
             }
         }
         return new SweepResults(keys, values, w, "default", results);
@@ -79,6 +83,12 @@ final class Fixtures {
     static List<Metric> busy(double tx, double pcie) {
         return List.of(new Metric("A.nic.transmitter", "fraction", tx), new Metric("A.pcie.up", "fraction", pcie),
                 new Metric("link.AtoB", "fraction", Math.min(tx, pcie) / 2));
+    }
+
+    /** The prefetch window and the read tags of adapter A, full these fractions of the time. */
+    static List<Bound> bounds(double prefetch, double tags) {
+        return List.of(new Bound("A.nic.fetch", "prefetchFullFraction", "prefetch window", prefetch),
+                new Bound("A.pcie.dma", "readTagsFullFraction", "PCIe read tags", tags));
     }
 
     static List<String> vals(String... v) {

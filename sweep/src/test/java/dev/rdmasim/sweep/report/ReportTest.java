@@ -2,6 +2,7 @@ package dev.rdmasim.sweep.report;
 
 import static dev.rdmasim.sweep.report.Fixtures.WRITE_BW;
 import static dev.rdmasim.sweep.report.Fixtures.WRITE_LAT;
+import static dev.rdmasim.sweep.report.Fixtures.bounds;
 import static dev.rdmasim.sweep.report.Fixtures.busy;
 import static dev.rdmasim.sweep.report.Fixtures.bw;
 import static dev.rdmasim.sweep.report.Fixtures.lat;
@@ -150,6 +151,31 @@ class ReportTest {
         assertThat(points).contains("| 0 | 1 | 1 | 1.953 | `A.nic.transmitter` | 30.0 %, latency-bound |\n");
         // At exactly half busy the block counts as the limit.
         assertThat(points).contains("| 1 | 64 | 64 | 125 | `A.nic.transmitter` | 50.0 % |\n");
+    }
+
+    /** The three cases of the rule: a busy block, else a full bound, else latency. */
+    @Test
+    void aPointWithNoBusyBlockIsLimitedByItsFullestBoundIfFullHalfTheTime() {
+        SweepResults r = sweep(WRITE_BW, vals("-t"), List.of(vals("1", "2", "4", "8")), 2, c -> {
+            long t = c.num("-t");
+            List<Metric> busy = t == 1 ? busy(0.8, 0.2) : busy(0.3, 0.2);
+            // Depth 2: the window is full 90 % and 96 % of the time (mean 93 %); depth 4: tags 60 %, the window
+            // 40 %; depth 8: nothing full half the time.
+            return new Run(bw(t, 64, ""), busy, switch ((int) t) {
+                case 1, 2 -> bounds(0.9 + c.repeat() * 0.06, 0.1);
+                case 4 -> bounds(0.4, 0.6);
+                default -> bounds(0.45, 0.49);
+            });
+        });
+        String points = section(Report.text(r), "Points");
+        // A block busy at least half the time wins even over a fuller bound.
+        assertThat(points).contains("| 0 | 1 | 1 | 1.953 | `A.nic.transmitter` | 80.0 % |\n");
+        assertThat(points).contains("| 2 | 2 | 2 | 3.906 | `A.nic.fetch`: prefetch window full 93.0 % of the time"
+                + " | 30.0 % (`A.nic.transmitter`) |\n");
+        assertThat(points).contains("| 4 | 4 | 4 | 7.813 | `A.pcie.dma`: PCIe read tags full 60.0 % of the time"
+                + " | 30.0 % (`A.nic.transmitter`) |\n");
+        assertThat(points).contains("| 6 | 8 | 8 | 15.63 | `A.nic.transmitter` | 30.0 %, latency-bound |\n");
+        assertThat(points).contains("a bounded resource");
     }
 
     @Test
