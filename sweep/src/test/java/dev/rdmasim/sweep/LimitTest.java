@@ -53,4 +53,19 @@ class LimitTest {
                     .singleElement().satisfies(x -> assertThat(x.fraction()).isGreaterThan(0.5));
         }
     }
+
+    /**
+     * Doorbell batching on one QP: a batched WQE is not carried by its doorbell, so the adapter reads it from the
+     * ring, and one QP has at most two reads' worth of blocks in flight or staged. That, not latency, holds the
+     * rate: the point names the per-QP fetch reads.
+     */
+    @org.junit.jupiter.api.Test
+    void batchedDoorbellsOnOneQpAreLimitedByItsFetchReads() {
+        SweepSpec s = SweepSpec.perf("write_bw", List.of("-s", "64", "-n", "3200", "-l", "16")).build();
+        Limit limit = PointRunner.run(s.points().get(0)).limit();
+        assertThat(limit.kind()).as(limit.describe()).isEqualTo(Limit.Kind.BOUND);
+        assertThat(limit.block()).isEqualTo("nicA.fetch");
+        assertThat(limit.what()).isEqualTo("per-QP fetch reads");
+        assertThat(limit.fraction()).isGreaterThan(0.9);
+    }
 }

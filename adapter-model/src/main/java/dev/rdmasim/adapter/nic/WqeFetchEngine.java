@@ -79,6 +79,8 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
         private boolean queued;
         /** Blocks wait to be fetched but the QP's prefetch window is full (counted in the engine's bound). */
         boolean windowFull;
+        /** Has blocks to fetch while its staging buffer is full (counted in the staging bound). */
+        boolean stagingFull;
         private Context context = Context.LOOK_UP;
 
         SendRing(int fetchBbs) {
@@ -183,6 +185,7 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
     private final Counter wqeCacheStalls;
     private final Bound prefetchFull;
     private final Bound slotsFull;
+    private final Bound stagingFull;
     private int slotsUsed;
 
     WqeFetchEngine(Module parent, Params params, ClockDomain nicClock, WorkClock clock, QpTable qps,
@@ -204,6 +207,9 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
         prefetchFull = stats().bound("prefetch", "prefetch window", "at least one QP has blocks to fetch while its"
                 + " requests not yet sent fill its window", "nic.wqePrefetchDepth");
         slotsFull = stats().bound("slots", "fetch slots", "every slot holds a read in flight", "nic.wqeFetchSlots");
+        stagingFull = stats().bound("staging", "per-QP fetch reads", "at least one QP has blocks to fetch while it"
+                + " has " + SendRing.MAX_FETCHES + " reads in flight or its staging buffer (two reads of"
+                + " nic.wqeFetchMaxBytes) holds blocks in flight or not yet parsed", "nic.wqeFetchMaxBytes");
         step = sim().event(fullName() + ".step", this::fetchOne);
         port.onReady(this::pump);
         credits.onWqeCacheFreed(this::wqeCacheFreed);
@@ -263,6 +269,26 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
             sq.queued = true;
             queue.add(qp.qpn);
             pump();
+        }
+        noteStaging(qp);
+    }
+
+    /**
+     * Keeps the staging bound exact: called wherever a QP's staged blocks, blocks to fetch or window change (here
+     * and when a read is issued). A QP whose window is full is counted there, not here.
+     */
+    private void noteStaging(Qp qp) {
+        SendRing sq = qp.sq;
+        boolean full = sq.bbsToFetch() > 0 && !sq.windowFull
+                && (qp.state() == QpState.READY_TO_SEND || qp.state() == QpState.ERROR)
+                && (sq.readCount >= SendRing.MAX_FETCHES || ((sq.issued - sq.consumed) & 0xFFFF) >= sq.stagingBbs);
+        if (full != sq.stagingFull) {
+            sq.stagingFull = full;
+            if (full) {
+                stagingFull.enter();
+            } else {
+                stagingFull.leave();
+            }
         }
     }
 
@@ -378,6 +404,8 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
                 stageBb * SendWqeBuilder.BB, n * SendWqeBuilder.BB, slot, 0);
         wqeFetches.inc();
         port.send(slot.read);
+        // More blocks and staging room: the next read of this QP may go while this one is in flight.
+        queue(qp);
         pump();
     }
 
