@@ -404,8 +404,7 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
                 stageBb * SendWqeBuilder.BB, n * SendWqeBuilder.BB, slot, 0);
         wqeFetches.inc();
         port.send(slot.read);
-        // More blocks and staging room: the next read of this QP may go while this one is in flight.
-        queue(qp);
+        noteStaging(qp);
         pump();
     }
 
