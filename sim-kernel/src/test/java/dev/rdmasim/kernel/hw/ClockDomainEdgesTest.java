@@ -87,6 +87,21 @@ class ClockDomainEdgesTest {
         assertThat(p.evaluated).containsExactly(3L);
     }
 
+    /** The scheduler packs a cycle into 43 bits: the last one it can hold is accepted and runs, the next is refused. */
+    @Test
+    void theLastCycleOfTheSchedulersRangeRunsAndTheNextIsRefused() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        ClockDomainTest.Probe p = new ClockDomainTest.Probe(top, "p", c);
+        long last = (1L << 43) - 1;
+        assertThatThrownBy(() -> p.wakeAtCycle(last + 1)).hasMessageContaining("cycle " + (last + 1) + " is beyond the scheduler's range");
+        sim.event("far", () -> p.wakeAtCycle(last)).schedule(0);
+        sim.run();
+        assertThat(p.evaluated).containsExactly(last);
+        assertThat(sim.now()).isEqualTo(last * 1_000);
+    }
+
     /** Offers one item and then, a cycle later, takes it back. */
     static final class Retractor extends ClockedModule {
         final OutPort<Integer> out = outPort("out");
