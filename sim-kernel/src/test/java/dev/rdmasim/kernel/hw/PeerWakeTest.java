@@ -3,8 +3,12 @@ package dev.rdmasim.kernel.hw;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.wave.SignalFilter;
+import dev.rdmasim.kernel.wave.VcdWriter;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,6 +58,21 @@ class PeerWakeTest {
         }
     }
 
+    /** Never drives anything: its ports keep their reset levels. */
+    static final class Silent extends ClockedModule {
+        final OutPort<String> out = outPort("out");
+        final InPort<String> in;
+
+        Silent(Module parent, String name, ClockDomain clock, boolean ready) {
+            super(parent, name, clock);
+            in = inPort("in", ready);
+        }
+
+        @Override
+        protected void evaluate() {
+        }
+    }
+
     @Test
     void aChangeOfDriveOrATransferWakesBothEndsForTheNextEdgeOnly() {
         Simulator sim = new Simulator();
@@ -71,6 +90,33 @@ class PeerWakeTest {
         assertThat(t.arrived).containsExactly("x@5");
         assertThat(c.edgesProcessed()).isEqualTo(4);
         assertThat(sim.now()).isEqualTo(6_000);
+    }
+
+    /** The same exchange in the waveform: each handshake signal starts at its reset level and changes once each way. */
+    @Test
+    void theHandshakeSignalsStartAtTheirResetLevelsAndFollowTheExchange() {
+        Simulator sim = new Simulator();
+        StringWriter out = new StringWriter();
+        VcdWriter vcd = new VcdWriter(out, sim::now, SignalFilter.ALL);
+        sim.attachWave(vcd);
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        OneShot p = new OneShot(top, c);
+        Taker t = new Taker(top, c);
+        Channels.connect(p.out, t.in);
+        Silent open = new Silent(top, "open", c, true);
+        Silent idle = new Silent(top, "idle", c, false);
+        Channels.connect(idle.out, open.in);
+        // Before any edge nothing can have moved, whatever the levels.
+        assertThat(p.out.fire()).isFalse();
+        sim.event("start", () -> p.wakeAtCycle(3)).schedule(0);
+        sim.run();
+        vcd.close();
+        Map<String, List<Long>> v = HwWaveAndChecksTest.parse(out.toString());
+        assertThat(v.get("top.producer.out_valid")).containsExactly(0L, 1L, 0L);
+        assertThat(v.get("top.consumer.in_ready")).containsExactly(0L, 1L, 0L);
+        assertThat(v.get("top.open.in_ready")).containsExactly(1L);
+        assertThat(v.get("top.idle.out_valid")).containsExactly(0L);
     }
 
     @Test
