@@ -365,6 +365,21 @@ class RoceCodecTest {
         assertThat(r.dontFragment()).isTrue();
         assertThat(r.ipChecksum()).isEqualTo(RoceLayout.ipv4Checksum(good, RoceLayout.IP_OFFSET)).isNotZero();
         assertThat(r.icrc()).isEqualTo(new Icrc().compute(good, RoceLayout.IP_OFFSET, r.ipTotalLength()));
+        assertThat(r.bytes()).isSameAs(good);
+        assertThatThrownBy(r::immediate).hasMessage("RDMA_WRITE_ONLY carries no ImmDt");
+        assertThatThrownBy(r::aethSyndrome).hasMessage("RDMA_WRITE_ONLY carries no AETH");
+        // The UDP checksum and BTH byte 4 (FECN, BECN) are outside both checks: read as carried, the frame still valid.
+        byte[] marked = good.clone();
+        RoceLayout.put16(marked, RoceLayout.UDP_OFFSET + 6, 0xBEEF);
+        marked[RoceLayout.BTH_OFFSET + 4] = (byte) 0xC0;
+        assertThat(r.wrap(marked, len)).isEqualTo(FrameCheck.VALID);
+        assertThat(r.udpChecksum()).isEqualTo(0xBEEF);
+        assertThat(r.bthResv8a()).isEqualTo(0xC0);
+        byte[] badSum = good.clone();
+        badSum[RoceLayout.IP_OFFSET + 11] ^= 1;
+        assertThat(r.wrap(badSum, len)).isEqualTo(FrameCheck.BAD_IP_CHECKSUM);
+        assertThat(r.wrap(good, good.length + 1)).as("a length past the buffer").isEqualTo(FrameCheck.TRUNCATED);
+        assertThatThrownBy(r::payloadOffset).isInstanceOf(IllegalStateException.class);
         // Without don't-fragment (with the IPv4 checksum and the ICRC to match) the packet is still whole: valid.
         byte[] mayFragment = withIpField(good, 6, 0x00);
         int ipLen = RoceLayout.u16(mayFragment, 16);
@@ -396,10 +411,11 @@ class RoceCodecTest {
         for (FrameCheck c : FrameCheck.values()) {
             expected.put(c.statName(), 0L);
         }
-        expected.put("rxValid", 2L);
+        expected.put("rxValid", 3L);
+        expected.put("rxBadIpChecksum", 1L);
         expected.put("rxBadTransportVersion", 1L);
         expected.put("rxBadLength", 1L);
-        expected.put("rxTruncated", 2L);
+        expected.put("rxTruncated", 3L);
         assertThat(counts).isEqualTo(expected);
     }
 
