@@ -31,6 +31,11 @@ class TraceExpressionEdgesTest {
     }
 
     @Test
+    void spacesMayComeBeforeAndAfterASign() {
+        assertThat(contexts("send A.qp ctx=${ -1}:${2 * - 3}:${3 - + 1}:${ +2}\n")).containsExactly("-1:-6:2:2");
+    }
+
+    @Test
     void sixtyFourLevelsAreTheDeepestNesting() {
         assertThat(error("send A.qp ctx=${" + "(".repeat(64) + "1" + ")".repeat(64) + "}\n")).isEqualTo("no error");
         assertThat(error("send A.qp ctx=${" + "(".repeat(65) + "1" + ")".repeat(65) + "}\n"))
