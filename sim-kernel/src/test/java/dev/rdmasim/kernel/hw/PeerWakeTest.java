@@ -1,6 +1,7 @@
 package dev.rdmasim.kernel.hw;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.wave.SignalFilter;
@@ -117,6 +118,21 @@ class PeerWakeTest {
         assertThat(v.get("top.consumer.in_ready")).containsExactly(0L, 1L, 0L);
         assertThat(v.get("top.open.in_ready")).containsExactly(1L);
         assertThat(v.get("top.idle.out_valid")).containsExactly(0L);
+    }
+
+    /** A port left unconnected names itself when asked about the other end, rather than failing on nothing. */
+    @Test
+    void anUnconnectedPortSaysSo() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        Silent s = new Silent(top, "lone", c, true);
+        assertThat(s.out.connected()).isFalse();
+        assertThat(s.in.connected()).isFalse();
+        assertThatThrownBy(s.out::ready).isInstanceOf(IllegalStateException.class)
+                .hasMessage("port 'top.lone.out' is not connected");
+        assertThatThrownBy(s.in::valid).isInstanceOf(IllegalStateException.class)
+                .hasMessage("port 'top.lone.in' is not connected");
     }
 
     @Test
