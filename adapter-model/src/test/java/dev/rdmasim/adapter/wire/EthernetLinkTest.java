@@ -452,6 +452,28 @@ class EthernetLinkTest {
         assertThatThrownBy(() -> link.aToB().setFaults(-0.1, 0)).hasMessageContaining("drop probability");
     }
 
+    /** Each documented range holds its ends and refuses one past them; FEC modes are found by their profile names. */
+    @Test
+    void configRangesIncludeTheirEnds() {
+        assertThat(new EthernetLink.Config(25, 0, 1).rateGbps()).isEqualTo(25);
+        assertThat(new EthernetLink.Config(400, 0, 65_535).buffersPerEndpoint()).isEqualTo(65_535);
+        assertThatThrownBy(() -> new EthernetLink.Config(24, 0, 1)).hasMessage("rateGbps must be 25..400, got 24");
+        assertThatThrownBy(() -> new EthernetLink.Config(401, 0, 1)).hasMessage("rateGbps must be 25..400, got 401");
+        assertThatThrownBy(() -> new EthernetLink.Config(100, 0, 65_536))
+                .hasMessage("buffersPerEndpoint must be 1..65535, got 65536");
+        assertThat(new EthernetLink.Phy(EthernetLink.Fec.NONE, 0, 0)).isEqualTo(EthernetLink.Phy.NONE);
+        assertThatThrownBy(() -> new EthernetLink.Phy(EthernetLink.Fec.NONE, -1, 0))
+                .hasMessage("PHY latencies must be >= 0, got -1 and 0");
+        assertThatThrownBy(() -> new EthernetLink.Phy(EthernetLink.Fec.NONE, 0, -1))
+                .hasMessage("PHY latencies must be >= 0, got 0 and -1");
+        for (EthernetLink.Fec f : EthernetLink.Fec.values()) {
+            assertThat(EthernetLink.Fec.of(f.key())).isSameAs(f);
+        }
+        assertThat(EthernetLink.Fec.of("rs544")).isSameAs(EthernetLink.Fec.RS544);
+        assertThatThrownBy(() -> EthernetLink.Fec.of("RS544"))
+                .hasMessage("unknown FEC mode 'RS544' (none, rs528, rs544, rs272)");
+    }
+
     @Test
     void resetReturnsEveryBufferAndIdlesTheLine() {
         Simulator sim = new Simulator(1);

@@ -3,10 +3,16 @@ package dev.rdmasim.adapter.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.stats.Stat;
+import dev.rdmasim.kernel.stats.StatsGroup;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -337,6 +343,80 @@ class RoceCodecTest {
         // An ACK must not carry payload: relabel the 40-byte SEND ONLY as one.
         f = withBth(good, 0, (byte) Opcode.ACKNOWLEDGE);
         assertThat(r.wrap(f, len)).isEqualTo(FrameCheck.BAD_LENGTH);
+    }
+
+    /**
+     * A reader given statistics counts every verdict under its own counter (rxValid, rxBadIcrc, ...); the
+     * header-presence queries refuse to answer for a frame that failed a check; the IPv4 flags, checksum and the BTH
+     * version are read from the frame as it is, including a frame without don't-fragment or one refused for its version.
+     */
+    @Test
+    void readerCountsEachVerdictAndReadsTheFieldsAsTheyAre() {
+        Simulator sim = new Simulator(1);
+        StatsGroup stats = new StatsGroup("rx", sim);
+        RoceReader r = new RoceReader(stats);
+        RoceWriter w = new RoceWriter();
+        byte[] good = new byte[RoceLayout.MAX_FRAME];
+        randomize(w, new SplittableRandom(11), Opcode.RDMA_WRITE_ONLY);
+        int len = w.write(good, new byte[64], 0, 64);
+
+        assertThat(r.wrap(good, len)).isEqualTo(FrameCheck.VALID);
+        assertThat(r.verdict()).isEqualTo(FrameCheck.VALID);
+        assertThat(r.dontFragment()).isTrue();
+        assertThat(r.ipChecksum()).isEqualTo(RoceLayout.ipv4Checksum(good, RoceLayout.IP_OFFSET)).isNotZero();
+        assertThat(r.icrc()).isEqualTo(new Icrc().compute(good, RoceLayout.IP_OFFSET, r.ipTotalLength()));
+        assertThat(r.bytes()).isSameAs(good);
+        assertThatThrownBy(r::immediate).hasMessage("RDMA_WRITE_ONLY carries no ImmDt");
+        assertThatThrownBy(r::aethSyndrome).hasMessage("RDMA_WRITE_ONLY carries no AETH");
+        // The UDP checksum and BTH byte 4 (FECN, BECN) are outside both checks: read as carried, the frame still valid.
+        byte[] marked = good.clone();
+        RoceLayout.put16(marked, RoceLayout.UDP_OFFSET + 6, 0xBEEF);
+        marked[RoceLayout.BTH_OFFSET + 4] = (byte) 0xC0;
+        assertThat(r.wrap(marked, len)).isEqualTo(FrameCheck.VALID);
+        assertThat(r.udpChecksum()).isEqualTo(0xBEEF);
+        assertThat(r.bthResv8a()).isEqualTo(0xC0);
+        byte[] badSum = good.clone();
+        badSum[RoceLayout.IP_OFFSET + 11] ^= 1;
+        assertThat(r.wrap(badSum, len)).isEqualTo(FrameCheck.BAD_IP_CHECKSUM);
+        assertThat(r.wrap(good, good.length + 1)).as("a length past the buffer").isEqualTo(FrameCheck.TRUNCATED);
+        assertThatThrownBy(r::payloadOffset).isInstanceOf(IllegalStateException.class);
+        // Without don't-fragment (with the IPv4 checksum and the ICRC to match) the packet is still whole: valid.
+        byte[] mayFragment = withIpField(good, 6, 0x00);
+        int ipLen = RoceLayout.u16(mayFragment, 16);
+        Icrc.store(mayFragment, 14 + ipLen - 4, new Icrc().compute(mayFragment, 14, ipLen));
+        assertThat(r.wrap(mayFragment, len)).isEqualTo(FrameCheck.VALID);
+        assertThat(r.dontFragment()).isFalse();
+        assertThat(r.ipChecksum()).isEqualTo(RoceLayout.ipv4Checksum(mayFragment, RoceLayout.IP_OFFSET))
+                .isNotEqualTo(RoceLayout.u16(good, RoceLayout.IP_OFFSET + 10));
+        // A version-1 BTH is refused, and the reader still says which version it carried.
+        byte[] v1 = withBth(good, 1, (byte) (good[RoceLayout.BTH_OFFSET + 1] | 1));
+        assertThat(r.wrap(v1, len)).isEqualTo(FrameCheck.BAD_TRANSPORT_VERSION);
+        assertThat(r.verdict()).isEqualTo(FrameCheck.BAD_TRANSPORT_VERSION);
+        assertThat(r.transportVersion()).isEqualTo(1);
+        assertThatThrownBy(r::hasReth).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("last verdict BAD_TRANSPORT_VERSION");
+        assertThatThrownBy(r::hasAeth).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(r::hasImmediate).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(r::hasDeth).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(r::icrc).isInstanceOf(IllegalStateException.class);
+        assertThat(r.wrap(good, len - 1)).isEqualTo(FrameCheck.BAD_LENGTH);
+        assertThat(r.wrap(good, 57)).isEqualTo(FrameCheck.TRUNCATED);
+        assertThat(r.wrap(good, 57)).isEqualTo(FrameCheck.TRUNCATED);
+
+        Map<String, Long> counts = new TreeMap<>();
+        for (Stat s : stats.stats()) {
+            counts.put(s.name(), ((Counter) s).value());
+        }
+        Map<String, Long> expected = new TreeMap<>();
+        for (FrameCheck c : FrameCheck.values()) {
+            expected.put(c.statName(), 0L);
+        }
+        expected.put("rxValid", 3L);
+        expected.put("rxBadIpChecksum", 1L);
+        expected.put("rxBadTransportVersion", 1L);
+        expected.put("rxBadLength", 1L);
+        expected.put("rxTruncated", 3L);
+        assertThat(counts).isEqualTo(expected);
     }
 
     private static byte[] withIpField(byte[] good, int off, int value) {

@@ -7,6 +7,8 @@ import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Clock-domain corners: exact boundaries of conversions and checks, many modules per edge, ports seen between edges. */
 class ClockDomainEdgesTest {
@@ -85,6 +87,39 @@ class ClockDomainEdgesTest {
         sim.event("one", () -> p.wakeIn(1)).schedule(2_500);
         sim.run();
         assertThat(p.evaluated).containsExactly(3L);
+    }
+
+    /** The edge lists start at 16 entries and double: exactly full lists, at one edge and the next, run every module. */
+    @ParameterizedTest(name = "{0} modules")
+    @ValueSource(ints = {15, 16, 17, 32})
+    void edgeListsFilledExactlyRunEveryModule(int n) {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        List<ClockDomainTest.Probe> probes = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            probes.add(new ClockDomainTest.Probe(top, "p" + i, c));
+        }
+        sim.event("now", () -> probes.forEach(ClockedModule::wake)).schedule(0);
+        sim.event("later", () -> probes.forEach(p -> p.wakeAtCycle(5))).schedule(2_500);
+        sim.run();
+        probes.forEach(p -> assertThat(p.evaluated).containsExactly(1L, 5L));
+        assertThat(c.evaluations()).isEqualTo(2L * n);
+    }
+
+    /** The scheduler packs a cycle into 43 bits: the last one it can hold is accepted and runs, the next is refused. */
+    @Test
+    void theLastCycleOfTheSchedulersRangeRunsAndTheNextIsRefused() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        ClockDomainTest.Probe p = new ClockDomainTest.Probe(top, "p", c);
+        long last = (1L << 43) - 1;
+        assertThatThrownBy(() -> p.wakeAtCycle(last + 1)).hasMessageContaining("cycle " + (last + 1) + " is beyond the scheduler's range");
+        sim.event("far", () -> p.wakeAtCycle(last)).schedule(0);
+        sim.run();
+        assertThat(p.evaluated).containsExactly(last);
+        assertThat(sim.now()).isEqualTo(last * 1_000);
     }
 
     /** Offers one item and then, a cycle later, takes it back. */
