@@ -27,6 +27,15 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns the exit code: 0 success, 2 usage error, 1 failure. */
     public static int execute(String... args) {
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+            // Answered before the command tree is built: picocli's model of every subcommand is most of the
+            // start-up time, and the version needs none of it (the output is what picocli prints).
+            for (String line : new Version().getVersion()) {
+                System.out.println(line);
+            }
+            System.out.flush();
+            return 0;
+        }
         CommandLine cmd = commandLine();
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
             String message = userMessage(ex);

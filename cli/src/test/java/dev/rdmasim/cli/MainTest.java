@@ -17,6 +17,29 @@ class MainTest {
         assertThat(Cli.run("demo", "kernel", "--help").out()).contains("--vcd-signals", "--seed");
     }
 
+    /**
+     * --version is answered before the command tree is built (start-up time), and says exactly what picocli's own
+     * version option prints; combined with anything else it goes through picocli as before.
+     */
+    @Test
+    void versionIsPicocliFreeAndTheSame() {
+        java.io.StringWriter viaPicocli = new java.io.StringWriter();
+        picocli.CommandLine full = Main.commandLine();
+        full.setOut(new java.io.PrintWriter(viaPicocli));
+        assertThat(full.execute("--version")).isZero();
+        for (String flag : new String[] {"--version", "-V"}) {
+            Cli r = Cli.run(flag);
+            assertThat(r.code()).isZero();
+            assertThat(r.out().replace("\r\n", "\n")).isEqualTo(viaPicocli.toString().replace("\r\n", "\n"))
+                    .startsWith("rdmasim ");
+            assertThat(r.err()).isEmpty();
+        }
+        // With other arguments picocli decides, as it always did.
+        Cli both = Cli.run("--version", "--help");
+        assertThat(both.code()).isEqualTo(Main.execute("--version", "--help"));
+        assertThat(both.out()).contains("Usage: rdmasim");
+    }
+
     @Test
     void kernelDemoWritesItsOutputs(@TempDir Path dir) {
         Cli r = Cli.run("demo", "kernel", "--out", dir.toString(), "--tokens", "500", "--stats");
