@@ -304,7 +304,8 @@ final class ExplainCommand implements Runnable {
                         + ns(here.getLong(HOST_WQE_BUILD_TIME)) + " of CPU time)"
                         + ((r.flags() & NdkOpFlags.NDK_OP_FLAG_INLINE) != 0 ? ", copying the payload into it" : "");
                 case DOORBELL -> (blueFlame() ? "the CPU wrote the whole WQE to the BlueFlame register in 64 B "
-                        + "write-combined chunks (host.wcFlushTime " + ns(here.getLong(HOST_WC_FLUSH_TIME)) + " each)"
+                        + "write-combined chunks (host.wcFlushTime " + ns(here.getLong(HOST_WC_FLUSH_TIME)) + " each) and fenced "
+                        + "(host.wcBarrierTime " + ns(here.getLong(HOST_WC_BARRIER_TIME)) + ")"
                         : "the CPU rang the doorbell with an 8 B MMIO store (host.mmioStoreTime "
                         + ns(here.getLong(HOST_MMIO_STORE_TIME)) + ")")
                         + ", the store went through the uncore to the root port (pcie.mmioLatency "

@@ -2,6 +2,7 @@ package dev.rdmasim.driver;
 
 import static dev.rdmasim.adapter.config.Parameters.HOST_CORES;
 import static dev.rdmasim.adapter.config.Parameters.HOST_MMIO_STORE_TIME;
+import static dev.rdmasim.adapter.config.Parameters.HOST_WC_BARRIER_TIME;
 import static dev.rdmasim.adapter.config.Parameters.HOST_POLL_TIME;
 import static dev.rdmasim.adapter.config.Parameters.HOST_WC_FLUSH_TIME;
 import static dev.rdmasim.adapter.config.Parameters.HOST_WQE_BUILD_TIME;
@@ -75,6 +76,7 @@ public final class HostDriver extends Module {
     final long wqeBuildPs;
     final long mmioStorePs;
     final long wcFlushPs;
+    final long wcBarrierPs;
     final long pollPs;
     /** Extra time of a poll that finds what the adapter just wrote: the line missed in the core's caches. */
     final long pollMissPs;
@@ -131,6 +133,7 @@ public final class HostDriver extends Module {
         wqeBuildPs = profile.getLong(HOST_WQE_BUILD_TIME);
         mmioStorePs = profile.getLong(HOST_MMIO_STORE_TIME);
         wcFlushPs = profile.getLong(HOST_WC_FLUSH_TIME);
+        wcBarrierPs = profile.getLong(HOST_WC_BARRIER_TIME);
         pollPs = profile.getLong(HOST_POLL_TIME);
         pollMissPs = profile.getLong(dev.rdmasim.adapter.config.Parameters.HOST_POLL_MISS_TIME);
         bfBytes = profile.getInt(NIC_BLUEFLAME_BYTES);

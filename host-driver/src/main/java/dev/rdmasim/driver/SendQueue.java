@@ -189,9 +189,11 @@ public final class SendQueue {
         }
         long bar = doorbellPage + blueFlame.currentOffset();
         if (pendingWqes == 1 && useBlueFlame && blueFlame.fits(lastBbs)) {
-            // Whole WQE through the write-combining buffer: one flush per 64-byte chunk.
+            // Whole WQE through the write-combining buffer, a 64-byte chunk at a time; the store fence after
+            // the last one waits for the buffer to drain, so it costs the core once per doorbell.
             for (int k = 0; k < lastBbs; k++) {
-                byte[] chunk = cpu.mmio(bar + (long) k * BlueFlame.CHUNK, BlueFlame.CHUNK, driver.wcFlushPs);
+                byte[] chunk = cpu.mmio(bar + (long) k * BlueFlame.CHUNK, BlueFlame.CHUNK,
+                        driver.wcFlushPs + (k == lastBbs - 1 ? driver.wcBarrierPs : 0));
                 BlueFlame.copyChunk(mirror, 0, logBbs, lastIndex, k, chunk, 0);
             }
             driver.blueflameWqes.inc();

@@ -88,7 +88,8 @@ class KaliaEffectsTest {
         long build = 5_000;
         long mmio = 150_000;
         Profile mmioBound = Profile.defaults().with(Parameters.HOST_WQE_BUILD_TIME, build)
-                .with(Parameters.HOST_MMIO_STORE_TIME, mmio).with(Parameters.HOST_WC_FLUSH_TIME, mmio);
+                .with(Parameters.HOST_MMIO_STORE_TIME, mmio).with(Parameters.HOST_WC_FLUSH_TIME, mmio)
+                .with(Parameters.HOST_WC_BARRIER_TIME, 0L); // the chunk's cost is the whole BlueFlame post here
         double batched = writeRate(mmioBound, 16, false);
         double doorbells = writeRate(mmioBound, 1, false);
         double blueFlame = writeRate(mmioBound, 1, true);

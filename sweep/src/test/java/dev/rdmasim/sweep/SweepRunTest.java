@@ -59,9 +59,10 @@ class SweepRunTest {
             return c[0] + "/" + c[1] + "@" + c[9];
         }).containsExactly("4/0@11", "4/0@12", "4/64@11", "4/64@12", "32/0@11", "32/0@12", "32/64@11", "32/64@12");
         assertThat(csv.subList(1, 9)).allSatisfy(l -> assertThat(l).doesNotContain("E", "NaN", " "));
-        // What limits each point: the host CPU at depth 32 with inline, round trips at depth 4.
+        // What limits each point: the host CPU at depth 32 (its posts: build, BlueFlame chunks, fence), round
+        // trips at depth 4.
         assertThat(csv.subList(1, 9)).extracting(l -> l.split(",")[10]).containsExactly("latency", "latency",
-                "latency", "latency", "latency", "latency", "hostA.cpu", "hostA.cpu");
+                "latency", "latency", "hostA.cpu", "hostA.cpu", "hostA.cpu", "hostA.cpu");
         assertThat(csv.subList(1, 9)).allSatisfy(l -> assertThat(Double.parseDouble(l.split(",")[11]))
                 .isBetween(0.0, 1.0));
         assertThat(first.results().results()).extracting(r -> r.point().index()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);

@@ -59,7 +59,7 @@ public final class Parameters {
                     + " (in arrival order, so a CQE is never seen before its data)")
             .src(FITTED + "; Intel's TCC tuning guide puts a PCIe-to-memory write at about half a DMA read"
                     + " (half of 546 ns, less the link flight: about 200 ns)"));
-    public static final Parameter<Long> PCIE_MMIO_LATENCY = add(time("pcie.mmioLatency", "80ns").range("0ps", "10us")
+    public static final Parameter<Long> PCIE_MMIO_LATENCY = add(time("pcie.mmioLatency", "40ns").range("0ps", "10us")
             .doc("Time a CPU MMIO store (doorbell, BlueFlame chunk) takes through the uncore to the root port before"
                     + " its TLP can leave (in order; the CPU's own store and write-combining flush are host.*)")
             .src(FITTED + "; 50-300 ns between consecutive MMIO write TLPs are reported"));
@@ -247,10 +247,14 @@ public final class Parameters {
     public static final Parameter<Long> HOST_MMIO_STORE_TIME = add(time("host.mmioStoreTime", "50ns")
             .range("0ps", "1ms").doc("CPU cost of one 8 B MMIO doorbell store and the barrier that pushes it out")
             .src("one core; 50-300 ns between consecutive MMIO write TLPs are reported (calibration.md section 5)"));
-    public static final Parameter<Long> HOST_WC_FLUSH_TIME = add(time("host.wcFlushTime", "50ns").range("0ps", "1ms")
-            .doc("CPU cost of one 64 B write-combined MMIO chunk (BlueFlame) and its share of the flush")
+    public static final Parameter<Long> HOST_WC_FLUSH_TIME = add(time("host.wcFlushTime", "10ns").range("0ps", "1ms")
+            .doc("CPU cost of writing one 64 B chunk of a BlueFlame WQE into the write-combining buffer")
+            .src(MODEL + ": a 64 B store burst; the flush that pushes the chunks out is host.wcBarrierTime"));
+    public static final Parameter<Long> HOST_WC_BARRIER_TIME = add(time("host.wcBarrierTime", "80ns").range("0ps", "1ms")
+            .doc("CPU cost of the store fence after a BlueFlame copy, which waits for the write-combining buffer to"
+                    + " drain toward the root port (once per BlueFlame doorbell, whatever its chunks)")
             .src("fitted to cx5-one-qp-rate-64 (a few Mpps on one QP); about 100 ns between write-combining"
-                    + " flushes are measured (kPIO+WC), one per 2-chunk BlueFlame post"));
+                    + " flushes are measured (kPIO+WC)"));
     public static final Parameter<Long> HOST_POLL_TIME = add(time("host.pollTime", "20ns").range("0ps", "1ms")
             .doc("CPU time of one CQ poll (read and check one CQE)").src(MODEL));
     public static final Parameter<Long> HOST_POLL_MISS_TIME = add(time("host.pollMissTime", "40ns").range("0ps", "1ms")
