@@ -106,6 +106,7 @@ class DmaRequestTest {
         assertThat(counter(sim, "pcie.dma.rd_refused")).isEqualTo(1);
         TimeAverage queued = (TimeAverage) stat(sim, "pcie.dma.rd_queued");
         assertThat(queued.max()).isEqualTo(1);
+        assertThat(queued.level()).as("empty once the second read has left it").isZero();
         assertThat(queued.average()).isGreaterThan(0.5);
     }
 }
