@@ -74,4 +74,16 @@ class DmaEngineStatsTest {
         assertThat(mrd.max()).isEqualTo(ROUND_TRIP_PS / 1000);
         assertThat(link.dma().readLatency().max()).isGreaterThanOrEqualTo(2 * ROUND_TRIP_PS / 1000);
     }
+
+    /** With one tag, the tags are all held for exactly the read's round trip, not for the idle time after it. */
+    @Test
+    void theReadTagsAreFullOnlyWhileTheReadIsOutstanding() {
+        Simulator sim = new Simulator(1);
+        PcieLink link = new PcieLink(sim, "pcie", PcieConfig.defaults().withReadTags(1), new HostMemory("host"));
+        DmaChannel ch = link.dma().addChannel("rd", 1);
+        ch.submit(new DmaRequest().read(0x1000, new byte[64], 0, 64, READS, 0));
+        sim.event("idle", () -> { }).schedule(2 * ROUND_TRIP_PS);
+        sim.run();
+        assertThat(counter(sim, "pcie.dma.readTagsFullTime")).isEqualTo(ROUND_TRIP_PS);
+    }
 }
