@@ -183,4 +183,43 @@ class DmaPortTest {
         })
                 .isInstanceOf(InvariantViolation.class).hasMessageContaining("events");
     }
+
+    /**
+     * A port whose client never asked to hear ready still resubmits what it holds once the channel frees (the tags
+     * keep the channel full: one read tag, a channel of one); a null ready action means none.
+     */
+    @Test
+    void heldRequestsGoOutWithoutAReadyActionAndBlockedCountsThem() {
+        Simulator sim = new Simulator(1);
+        PcieLink link = new PcieLink(sim, "pcie", PcieConfig.defaults().withReadTags(1), new HostMemory("host"));
+        assertThatThrownBy(() -> new DmaPort(link.dma().addChannel("bad", 1), -1)).hasMessageContaining("backlog");
+        DmaPort port = new DmaPort(link.dma().addChannel("r", 1), 3);
+        List<Long> done = new ArrayList<>();
+        DmaCallback cb = new DmaCallback() {
+            @Override
+            public void readDone(DmaRequest r) {
+                done.add(r.cookie());
+            }
+        };
+        boolean[] taken = new boolean[4];
+        for (int i = 0; i < 4; i++) {
+            taken[i] = port.send(new DmaRequest().read(0x1000L * (i + 1), new byte[64], 0, 64, cb, i));
+        }
+        // The first takes the tag, the second the channel's slot; the port holds the other two.
+        assertThat(taken).containsExactly(true, true, false, false);
+        assertThat(port.held()).isEqualTo(2);
+        assertThat(port.blocked()).isTrue();
+        sim.run();
+        assertThat(done).containsExactly(0L, 1L, 2L, 3L);
+        assertThat(port.held()).isZero();
+        assertThat(port.blocked()).isFalse();
+
+        DmaPort quiet = new DmaPort(link.dma().addChannel("q", 1), 2);
+        quiet.onReady(null);
+        for (int i = 0; i < 3; i++) {
+            quiet.send(new DmaRequest().read(0x9000L + 0x1000L * i, new byte[64], 0, 64, cb, 10 + i));
+        }
+        sim.run();
+        assertThat(done).endsWith(10L, 11L, 12L);
+    }
 }

@@ -61,4 +61,51 @@ class PcieConfigTest {
         assertThatThrownBy(() -> D.withQueues(1, 0)).hasMessageContaining("pcie.mmioQueueDepth");
         assertThatThrownBy(() -> D.withMsix(-16, 32)).hasMessageContaining("pcie.msixSize");
     }
+
+    @Test
+    void theTwoLargeMpsX32FcUpdateExceptionsDifferFromTheAckTable() {
+        assertThat(D.withLink(2, 32).withMps(4096).effectiveFcUpdateLimit()).isEqualTo(327);
+        assertThat(D.withLink(2, 32).withMps(4096).effectiveAckLimit()).isEqualTo(237);
+        // Neighbours of the exceptions follow the Ack table.
+        assertThat(D.withLink(2, 32).withMps(2048).effectiveFcUpdateLimit()).isEqualTo(199);
+        assertThat(D.withLink(2, 16).withMps(4096).effectiveFcUpdateLimit()).isEqualTo(585);
+        assertThat(D.withLink(1, 32).withMps(4096).effectiveFcUpdateLimit()).isEqualTo(276);
+    }
+
+    @Test
+    void msixVectorsFillTheWindowExactly() {
+        PcieConfig c = D.withMsix(0x1000, 16);
+        assertThat(c.msixAddress(0)).isEqualTo(0x1000);
+        assertThat(c.msixAddress(3)).isEqualTo(0x100C);
+        assertThatThrownBy(() -> c.msixAddress(4)).hasMessageContaining("vector 4");
+        assertThat(c.isMsix(0x1000)).isTrue();
+        assertThat(c.isMsix(0x100F)).isTrue();
+        assertThat(c.isMsix(0x1010)).isFalse();
+        assertThat(c.isMsix(0x0FFF)).isFalse();
+    }
+
+    @Test
+    void limitsAreInclusive() {
+        assertThat(D.withReadTags(1).readTags()).isEqualTo(1);
+        assertThat(D.withReadTags(768).readTags()).isEqualTo(768);
+        assertThat(D.withDllpLimits(24, 24).effectiveAckLimit()).isEqualTo(24);
+        assertThat(D.withDllpLimits(24, 24).effectiveFcUpdateLimit()).isEqualTo(24);
+        assertThat(D.withMps(128).withMrrs(4096).mrrs()).isEqualTo(4096);
+        assertThat(D.withHostWriteLatency(0).withMmioLatency(0).withLatencies(0, 0).linkLatencyPs()).isZero();
+        // A window may end at the top of the address space, and an empty one may sit anywhere.
+        assertThat(D.withMsix(-16, 16).isMsix(-1)).isTrue();
+        assertThat(D.withMsix(-16, 16).isMsix(-17)).isFalse();
+        assertThat(D.withMsix(0x1000, 0).isMsix(0x1000)).isFalse();
+        assertThat(D.withMsix(0x1000, 1).isMsix(0x1000)).isTrue();
+    }
+
+    @Test
+    void moreImpossibleParametersAreRejectedByName() {
+        assertThatThrownBy(() -> D.withMps(384)).hasMessageContaining("pcie.mps");
+        assertThatThrownBy(() -> D.withMrrs(3072)).hasMessageContaining("pcie.mrrs");
+        assertThatThrownBy(() -> D.withHostWriteLatency(-1)).hasMessageContaining("pcie.hostWriteLatencyPs");
+        assertThatThrownBy(() -> D.withMmioLatency(-1)).hasMessageContaining("pcie.mmioLatencyPs");
+        assertThatThrownBy(() -> D.withMsix(0x1000, -4)).hasMessageContaining("pcie.msixSize");
+        assertThatThrownBy(() -> D.withMsix(-16, 17)).hasMessageContaining("pcie.msixSize");
+    }
 }
