@@ -1,7 +1,6 @@
 package dev.rdmasim.cli;
 
 import dev.rdmasim.adapter.config.ProfileException;
-import dev.rdmasim.adapter.config.Profiles;
 import dev.rdmasim.sweep.report.ValidationPlots;
 import dev.rdmasim.traces.validate.Validation;
 import java.io.IOException;
@@ -75,7 +74,7 @@ final class ValidateCommand implements Callable<Integer> {
         }
         for (Validation.Measurement m : chosen) {
             try {
-                Profiles.load(m.profile()).withOverrides(m.set()).withOverrides(set);
+                Validation.profile(m, set);
             } catch (ProfileException e) {
                 throw new UserError("--set: " + e.getMessage() + " (row " + m.id() + ")");
             }

@@ -253,18 +253,10 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
     void queue(Qp qp) {
         // A QP in error still fetches its new WQEs: they complete at once, flushed.
         SendRing sq = qp.sq;
-        boolean canFetch = !sq.queued && sq.bbsToFetch() > 0
-                && (qp.state() == QpState.READY_TO_SEND || qp.state() == QpState.ERROR);
+        boolean canFetch = !sq.queued && sq.bbsToFetch() > 0 && fetches(qp);
         // Every change of a QP's unsent requests or blocks to fetch comes through here, so this is exact.
         boolean windowFull = canFetch && qp.req.unsent() >= params.prefetchDepth();
-        if (windowFull != sq.windowFull) {
-            sq.windowFull = windowFull;
-            if (windowFull) {
-                prefetchFull.enter();
-            } else {
-                prefetchFull.leave();
-            }
-        }
+        sq.windowFull = prefetchFull.follow(sq.windowFull, windowFull);
         if (canFetch && sq.readCount < SendRing.MAX_FETCHES && !windowFull) {
             sq.queued = true;
             queue.add(qp.qpn);
@@ -279,17 +271,14 @@ final class WqeFetchEngine extends Module implements DoorbellUnit.Output {
      */
     private void noteStaging(Qp qp) {
         SendRing sq = qp.sq;
-        boolean full = sq.bbsToFetch() > 0 && !sq.windowFull
-                && (qp.state() == QpState.READY_TO_SEND || qp.state() == QpState.ERROR)
+        boolean full = sq.bbsToFetch() > 0 && !sq.windowFull && fetches(qp)
                 && (sq.readCount >= SendRing.MAX_FETCHES || ((sq.issued - sq.consumed) & 0xFFFF) >= sq.stagingBbs);
-        if (full != sq.stagingFull) {
-            sq.stagingFull = full;
-            if (full) {
-                stagingFull.enter();
-            } else {
-                stagingFull.leave();
-            }
-        }
+        sq.stagingFull = stagingFull.follow(sq.stagingFull, full);
+    }
+
+    /** Whether the QP's state lets it fetch: ready to send, or in error (its new WQEs complete at once, flushed). */
+    private static boolean fetches(Qp qp) {
+        return qp.state() == QpState.READY_TO_SEND || qp.state() == QpState.ERROR;
     }
 
     /** The parser took {@code bbs} blocks (maybe none) out of the QP's staging buffer: room for more fetches. */

@@ -85,6 +85,22 @@ public final class Bound {
         }
     }
 
+    /**
+     * For a resource shared by many users that each keep a flag of their own: the user was at the limit
+     * ({@code was}) and now is or is not ({@code now}); a change enters or leaves. Returns {@code now}, the flag to
+     * keep.
+     */
+    public boolean follow(boolean was, boolean now) {
+        if (now != was) {
+            if (now) {
+                enter();
+            } else {
+                leave();
+            }
+        }
+        return now;
+    }
+
     /** One more user is at the limit (a QP whose window is full, say). */
     public void enter() {
         if (atLimit++ == 0) {

@@ -63,6 +63,30 @@ class BoundTest {
         assertThat(b.fullTimePs()).isEqualTo(8_000);
     }
 
+    /** Users that keep their own flag: only a change of a flag enters or leaves, and the new flag is returned. */
+    @Test
+    void followEntersAndLeavesOnlyOnAChangeOfAUsersFlag() {
+        Bound b = group.bound("window", "PSN window", "a QP's window is full", "transport.maxUnackedPsns");
+        boolean first = false;
+        boolean second = false;
+        time.set(100);
+        first = b.follow(first, true);
+        time.set(200);
+        second = b.follow(second, true);
+        first = b.follow(first, true); // a repeat changes nothing
+        time.set(300);
+        first = b.follow(first, false);
+        first = b.follow(first, false);
+        time.set(400);
+        second = b.follow(second, false);
+        time.set(1_000);
+
+        assertThat(first).isFalse();
+        assertThat(second).isFalse();
+        assertThat(b.full()).isFalse();
+        assertThat(counter("windowFullTime").value()).isEqualTo(300);
+    }
+
     @Test
     void sharedBoundIsFullWhileAnyUserIsAtTheLimit() {
         Bound b = group.bound("window", "PSN window", "a QP's window is full", "transport.maxUnackedPsns");

@@ -162,6 +162,16 @@ public final class Validation {
         public boolean calibrated;
     }
 
+    /**
+     * The profile a row runs on: its shipped profile, its own settings, then {@code extra} ({@code KEY=VALUE}).
+     *
+     * @throws dev.rdmasim.adapter.config.ProfileException for an unknown key, a bad value or a key set twice
+     */
+    public static Profile profile(Measurement m, List<String> extra) {
+        Profile p = Profiles.load(m.profile()).withOverrides(m.set());
+        return extra.isEmpty() ? p : p.withOverrides(extra);
+    }
+
     /** Runs one measurement's setup on the model (seed 1: the same figure every time). */
     public static Row run(Measurement m) {
         return run(m, List.of());
@@ -172,10 +182,7 @@ public final class Validation {
      * {@code --set}): what the figure would be on a changed adapter or host.
      */
     public static Row run(Measurement m, List<String> extra) {
-        Profile p = Profiles.load(m.profile()).withOverrides(m.set());
-        if (!extra.isEmpty()) {
-            p = p.withOverrides(extra);
-        }
+        Profile p = profile(m, extra);
         if (m.test().equals("pcie_read")) {
             if (m.figure() != Figure.PCIE_READ_LAT_NS) {
                 throw new IllegalArgumentException(m.id() + ": pcie_read gives " + Figure.PCIE_READ_LAT_NS.key());
