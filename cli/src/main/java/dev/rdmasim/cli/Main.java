@@ -6,6 +6,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.CodeSource;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,11 +14,13 @@ import picocli.CommandLine.Command;
 @Command(name = "rdmasim",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        description = "Cycle-level model of an RDMA network adapter driven by an NDK front end.",
-        subcommands = {DemoCommand.class, ReplayCommand.class, ExplainCommand.class, PerfCommand.class, SweepCommand.class,
-            WorkerCommand.class, ProfilesCommand.class, ValidateCommand.class,
-            CommandLine.HelpCommand.class})
+        description = "Cycle-level model of an RDMA network adapter driven by an NDK front end.")
 public final class Main implements Runnable {
+    /** The subcommands, in the order help lists them. */
+    private static final List<Class<?>> SUBCOMMANDS = List.of(DemoCommand.class, ReplayCommand.class,
+            ExplainCommand.class, PerfCommand.class, SweepCommand.class, WorkerCommand.class, ProfilesCommand.class,
+            ValidateCommand.class, CommandLine.HelpCommand.class);
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -36,7 +39,7 @@ public final class Main implements Runnable {
             System.out.flush();
             return 0;
         }
-        CommandLine cmd = commandLine();
+        CommandLine cmd = commandLine(args.length == 0 ? null : args[0]);
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
             String message = userMessage(ex);
             if (message != null) {
@@ -49,9 +52,32 @@ public final class Main implements Runnable {
         return cmd.execute(args);
     }
 
-    /** The command line with every subcommand, as {@link #execute} runs it. */
+    /** The command line with every subcommand. */
     static CommandLine commandLine() {
-        return new CommandLine(new Main());
+        return commandLine(null);
+    }
+
+    /**
+     * The command line for a run whose first argument is {@code first}: when that names a subcommand, only that
+     * one is built. Picocli's model of a command (its options read by reflection) is most of a short command's
+     * start-up, and a run uses one subcommand; help, errors and suggestions about the top level need them all.
+     */
+    static CommandLine commandLine(String first) {
+        Class<?> only = null;
+        for (Class<?> sub : SUBCOMMANDS) {
+            Command c = sub.getAnnotation(Command.class);
+            if (sub != CommandLine.HelpCommand.class
+                    && first != null && (c.name().equals(first) || List.of(c.aliases()).contains(first))) {
+                only = sub;
+            }
+        }
+        CommandLine line = new CommandLine(new Main());
+        for (Class<?> sub : SUBCOMMANDS) {
+            if (only == null || sub == only) {
+                line.addSubcommand(new CommandLine(sub)); // built alone, so its model transformer applies
+            }
+        }
+        return line;
     }
 
     /** The one line a mistake of the user's is reported as, or null for a failure of the simulator itself. */

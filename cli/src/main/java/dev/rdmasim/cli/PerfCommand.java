@@ -89,7 +89,8 @@ final class PerfCommand implements Callable<Integer> {
         if (!json) {
             printHeader(out, options);
         }
-        ObjectMapper mapper = new ObjectMapper();
+        // Built only for --json: its set-up loads a few hundred classes a table does not need.
+        ObjectMapper mapper = json ? new ObjectMapper() : null;
         long[] sizesDone = {0};
         // Busy and full fractions over the measured part, for the note on what limits the run.
         List<PointResult.Metric> busy = new ArrayList<>();

@@ -40,6 +40,43 @@ class MainTest {
         assertThat(both.out()).contains("Usage: rdmasim");
     }
 
+    /**
+     * A run naming a subcommand builds only that one (start-up time): its help and its errors must be what the
+     * full command tree gives, for every subcommand, and the top level still lists and suggests them all.
+     */
+    @Test
+    void aSubcommandBuiltAloneBehavesAsInTheFullTree() {
+        picocli.CommandLine full = Main.commandLine();
+        assertThat(full.getSubcommands()).hasSize(9);
+        for (var e : full.getSubcommands().entrySet()) {
+            String name = e.getKey();
+            picocli.CommandLine alone = Main.commandLine(name);
+            if (name.equals("help")) {
+                assertThat(alone.getSubcommands()).as("help needs every command").hasSize(9);
+                continue;
+            }
+            assertThat(alone.getSubcommands()).as(name).containsOnlyKeys(name);
+            assertThat(alone.getSubcommands().get(name).getUsageMessage())
+                    .as(name).isEqualTo(e.getValue().getUsageMessage());
+            Cli bad = Cli.run(name, "--no-such-option");
+            assertThat(bad.code()).as(name).isEqualTo(2);
+            assertThat(bad.err()).as(name).startsWith("rdmasim: ").contains("; see rdmasim " + name + " --help");
+        }
+        // Model transformers still apply: perf's perftest flags are declared by one.
+        assertThat(Main.commandLine("perf").getSubcommands().get("perf").getCommandSpec().findOption("-s")).isNotNull();
+        assertThat(full.getSubcommands().get("perf").getCommandSpec().findOption("--size")).isNotNull();
+        assertThat(Main.commandLine("--help").getSubcommands()).hasSize(9);
+        assertThat(Main.commandLine("prf").getSubcommands()).hasSize(9);
+        assertThat(Cli.run("prf").err()).contains("'perf'");
+    }
+
+    /** The launcher's archive is recorded from this run: every step must run and succeed, or it records less. */
+    @Test
+    void theStartupTrainingRunsEveryStep() {
+        assertThat(StartupTraining.run()).isZero();
+        assertThat(java.util.Arrays.stream(StartupTraining.STEPS).map(s -> s[0])).contains("--help", "perf");
+    }
+
     @Test
     void kernelDemoWritesItsOutputs(@TempDir Path dir) {
         Cli r = Cli.run("demo", "kernel", "--out", dir.toString(), "--tokens", "500", "--stats");
