@@ -11,8 +11,11 @@ public final class TimeAverage extends Stat {
     private long lastChangePs;
     private long level;
     private long max;
-    // Level x picoseconds; a double because the exact product of a long level and a long span can overflow.
-    private double area;
+    // Level x picoseconds since the start, exact in a long while it fits (it does for any run of hours at levels
+    // below millions); what would overflow it is moved to the double. Exact integer sums make the average
+    // independent of how often an unchanged level is set, which lets a set that changes nothing return at once.
+    private long area;
+    private double areaOverflow;
 
     TimeAverage(StatInfo info, TimeSource time) {
         super(info);
@@ -22,11 +25,15 @@ public final class TimeAverage extends Stat {
     }
 
     /**
-     * Sets the level held from the current simulated time on.
+     * Sets the level held from the current simulated time on. Setting the level it already holds does nothing.
      *
-     * @throws IllegalStateException if simulated time went backwards since the previous change
+     * @throws IllegalStateException if the level changes and simulated time went backwards since the previous
+     *     change
      */
     public void set(long newLevel) {
+        if (newLevel == level) {
+            return; // the area accrues lazily from the last change
+        }
         long now = time.nowPs();
         accumulateTo(now);
         level = newLevel;
@@ -48,6 +55,10 @@ public final class TimeAverage extends Stat {
         if (timePs > now) {
             throw new IllegalArgumentException(fullName() + ": level change at " + timePs
                     + " ps is in the future (now " + now + " ps)");
+        }
+        if (newLevel == level) {
+            checkMonotonic(timePs);
+            return;
         }
         accumulateTo(timePs);
         level = newLevel;
@@ -72,7 +83,7 @@ public final class TimeAverage extends Stat {
         if (span == 0) {
             return level;
         }
-        double total = area + (double) level * (now - lastChangePs);
+        double total = areaOverflow + area + (double) level * (now - lastChangePs);
         return total / span;
     }
 
@@ -86,14 +97,28 @@ public final class TimeAverage extends Stat {
         long now = time.nowPs();
         startPs = now;
         lastChangePs = now;
-        area = 0.0;
+        area = 0;
+        areaOverflow = 0.0;
         max = level;
     }
 
     private void accumulateTo(long now) {
         checkMonotonic(now);
-        area += (double) level * (now - lastChangePs);
+        long span = now - lastChangePs;
         lastChangePs = now;
+        if (level == 0 || span == 0) {
+            return;
+        }
+        // Levels are never negative in practice; any level or span of 2^31 or more takes the careful path.
+        if (((level | span) & 0xFFFF_FFFF_8000_0000L) == 0) {
+            long add = level * span; // below 2^62
+            long sum = area + add;
+            if (sum >= 0) { // area >= 0 and add >= 0: a negative sum is an overflow
+                area = sum;
+                return;
+            }
+        }
+        areaOverflow += (double) level * span;
     }
 
     private void checkMonotonic(long now) {

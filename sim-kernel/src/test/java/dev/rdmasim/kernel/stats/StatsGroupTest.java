@@ -128,6 +128,54 @@ class StatsGroupTest {
         assertThat(occupancy.max()).isEqualTo(4);
     }
 
+    /** Setting an unchanged level, however often, is the same as setting it once: the area is exact. */
+    @Test
+    void repeatingALevelChangesNothing() {
+        TimeAverage once = group.timeAverage("once", "u", "d");
+        TimeAverage often = group.timeAverage("often", "u", "d");
+        java.util.Random random = new java.util.Random(7);
+        long level = 0;
+        for (int i = 0; i < 10_000; i++) {
+            // Sums beyond 2^53, where a double's running sum would round differently for different splits.
+            time.advance(random.nextInt(1 << 24));
+            if (random.nextInt(4) == 0) {
+                level = random.nextInt(1 << 24);
+                once.set(level);
+            }
+            often.set(level);
+            if (random.nextBoolean()) {
+                often.setAt(time.nowPs(), level);
+            }
+        }
+        assertThat(often.average()).isEqualTo(once.average()).isPositive();
+        assertThat(often.max()).isEqualTo(once.max());
+    }
+
+    /** Products beyond a long (a huge level held for a long time) and negative levels still average exactly. */
+    @Test
+    void hugeAndNegativeLevelsAverageCorrectly() {
+        TimeAverage huge = group.timeAverage("huge", "u", "d");
+        huge.set(1L << 40);
+        time.advance(1L << 30); // 2^70 level x ps: beyond a long
+        huge.set(0);
+        time.advance(1L << 30);
+        assertThat(huge.average()).isEqualTo((double) (1L << 39));
+        TimeAverage many = group.timeAverage("many", "u", "d");
+        many.set((1L << 31) - 1); // each product fits, their sum does not
+        for (int i = 0; i < 8; i++) {
+            time.advance((1L << 31) - 1);
+            many.set(i % 2 == 0 ? (1L << 31) - 2 : (1L << 31) - 1);
+        }
+        assertThat(many.average()).isCloseTo((1L << 31) - 1.5, within(1.0));
+        assertThat(many.average()).isGreaterThan(1 << 30);
+        TimeAverage negative = group.timeAverage("negative", "u", "d");
+        negative.set(-4);
+        time.advance(10);
+        negative.set(2);
+        time.advance(10);
+        assertThat(negative.average()).isEqualTo(-1.0);
+    }
+
     @Test
     void timeAverageStartsAtCreationTime() {
         time.set(1000);
