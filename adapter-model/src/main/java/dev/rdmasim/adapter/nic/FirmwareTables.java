@@ -64,6 +64,10 @@ final class FirmwareTables implements QpTable, CqTable {
     private PayloadWriter payload;
     private final IntObjectHashMap<Qp> qps = new IntObjectHashMap<>();
     private final IntObjectHashMap<Cq> cqs = new IntObjectHashMap<>();
+    // The last QP and CQ looked up: blocks look up the same few again and again, one hash probe saved per hit.
+    // Cleared whenever its table changes.
+    private Qp lastQp;
+    private Cq lastCq;
     // Numbers in use, for the firmware's lowest-free allocation.
     private final BitSet cqNumbers = new BitSet();
     private final BitSet qpNumbers = new BitSet();
@@ -327,6 +331,7 @@ final class FirmwareTables implements QpTable, CqTable {
         }
         cq.moderationTimer.cancel();
         cqs.remove(cqn);
+        lastCq = null;
         cqNumbers.clear(cqn);
         cqe.contextChanged(cqn);
         contexts.clearCqContext(cqn);
@@ -392,6 +397,7 @@ final class FirmwareTables implements QpTable, CqTable {
         }
         req.close(qp);
         qps.remove(qpn);
+        lastQp = null;
         qpNumbers.clear(qpn);
         contexts.clearQpContext(qpn);
         return Command.STATUS_OK;
@@ -583,7 +589,7 @@ final class FirmwareTables implements QpTable, CqTable {
 
     @Override
     public Qp qp(int qpn) {
-        Qp qp = qps.get(qpn);
+        Qp qp = qpOrNull(qpn);
         if (qp == null) {
             throw new IllegalArgumentException(owner + ": no QP " + qpn);
         }
@@ -592,16 +598,32 @@ final class FirmwareTables implements QpTable, CqTable {
 
     @Override
     public Qp qpOrNull(int qpn) {
-        return qps.get(qpn);
+        Qp last = lastQp;
+        if (last != null && last.qpn == qpn) {
+            return last;
+        }
+        Qp qp = qps.get(qpn);
+        if (qp != null) {
+            lastQp = qp;
+        }
+        return qp;
     }
 
     Cq cqOrNull(int cqn) {
-        return cqs.get(cqn);
+        Cq last = lastCq;
+        if (last != null && last.cqn == cqn) {
+            return last;
+        }
+        Cq cq = cqs.get(cqn);
+        if (cq != null) {
+            lastCq = cq;
+        }
+        return cq;
     }
 
     @Override
     public Cq cq(int cqn) {
-        Cq cq = cqs.get(cqn);
+        Cq cq = cqOrNull(cqn);
         if (cq == null) {
             throw new InvariantViolation(owner + ": no CQ " + cqn);
         }

@@ -67,6 +67,33 @@ class FirmwareTablesTest {
         return db;
     }
 
+    /** Lookups remember the last QP and CQ found: never one that was destroyed, nor another's under its number. */
+    @Test
+    void lookupsNeverReturnADestroyedOrReplacedObject() {
+        int pd = fw.allocatePd();
+        cq(0, 3);
+        cq(1, 3);
+        Cq cq0 = fw.cq(0);
+        assertThat(fw.cqOrNull(1)).isNotSameAs(cq0).isNotNull();
+        assertThat(fw.cq(0)).isSameAs(cq0);
+        fw.destroyCq(0);
+        assertThat(fw.cqOrNull(0)).as("destroyed").isNull();
+        cq(0, 3);
+        assertThat(fw.cqOrNull(0)).as("a new CQ under the same number").isNotSameAs(cq0).isNotNull();
+        assertThat(fw.tryCreateQp(2, qpConfig(pd, 1, 4, 2, 1, 0))).isEqualTo(STATUS_OK);
+        assertThat(fw.tryCreateQp(3, qpConfig(pd, 1, 4, 2, 1, 0))).isEqualTo(STATUS_OK);
+        Qp qp2 = fw.qp(2);
+        assertThat(fw.qpOrNull(3)).isNotNull().isNotSameAs(qp2);
+        assertThat(fw.qp(2)).isSameAs(qp2);
+        assertThat(fw.qpOrNull(2)).isSameAs(qp2);
+        fw.destroyQp(2);
+        assertThat(fw.qpOrNull(2)).as("destroyed").isNull();
+        assertThat(fw.qpExists(2)).isFalse();
+        assertThat(fw.tryCreateQp(2, qpConfig(pd, 1, 4, 2, 1, 0))).isEqualTo(STATUS_OK);
+        assertThat(fw.qp(2)).as("a new QP under the same number").isNotSameAs(qp2);
+        assertThat(fw.qpOrNull(4)).isNull();
+    }
+
     @Test
     void numbersAreLowestFreeSkipTheReservedOnesAndRunOut() {
         assertThat(new int[] {fw.freePd(), fw.freeCqn(), fw.freeKeyIndex(), fw.freeQpn()})
