@@ -1,5 +1,6 @@
 package dev.rdmasim.adapter.wire;
 
+import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
 
 /**
@@ -10,14 +11,16 @@ import java.util.zip.CRC32;
  * These are the fields a router may rewrite. The result is stored least significant byte first, as an
  * Ethernet FCS is.
  *
- * <p>One instance holds a CRC engine and a small scratch buffer, so it is reused and not shared
- * between threads; computing allocates nothing. It feeds the whole pseudo-packet to the CRC engine in one
- * call: a {@code CRC32} call costs about as much for 60 bytes as for 136, so a small frame's ICRC is paid
- * per call rather than per byte.
+ * <p>One instance holds a CRC engine and a scratch buffer, so it is reused and not shared between threads;
+ * computing allocates nothing once the buffer has grown to the largest frame. The pseudo-packet is assembled in
+ * that buffer, which starts on a 16-byte boundary, and fed to the CRC engine in one call: the JDK's CRC32 code
+ * takes the bytes before the first 16-byte-aligned address and a short tail one at a time, so a frame's ICRC
+ * taken in place from its sixth byte costs about 1.6 times as much for a small frame as the copy and the
+ * aligned pass together (and a byte array's own alignment depends on where the collector put it). Assembling
+ * the masked headers in the buffer also leaves the frame's bytes untouched.
  */
 public final class Icrc {
     private static final int HEADERS = RoceLayout.IP_HEADER + RoceLayout.UDP_HEADER + RoceLayout.BTH;
-    private static final int MASKED = 8 + HEADERS;
     // Offsets of the masked fields from the start of the IPv4 header.
     private static final int TOS = 1;
     private static final int TTL = 8;
@@ -26,14 +29,12 @@ public final class Icrc {
     private static final int RESV8A = RoceLayout.IP_HEADER + RoceLayout.UDP_HEADER + 4;
 
     private final CRC32 crc = new CRC32();
-    private final byte[] scratch = new byte[MASKED];
+    private ByteBuffer aligned = alignedBuffer(256);
 
     /**
      * The ICRC of the IPv4 packet at {@code ipOffset} of {@code ipTotalLength} bytes (as in its header),
-     * whose last 4 bytes are the ICRC itself and are not covered. When the packet has at least 8 bytes in
-     * front of it (an Ethernet header does), the masked fields and those 8 bytes are set to all ones in
-     * place for one contiguous CRC pass and restored before returning; otherwise the masked headers are
-     * copied to a scratch buffer.
+     * whose last 4 bytes are the ICRC itself and are not covered. The frame is only read: the pseudo-packet,
+     * masked fields included, is assembled in the scratch buffer.
      */
     public int compute(byte[] frame, int ipOffset, int ipTotalLength) {
         int covered = ipTotalLength - RoceLayout.ICRC;
@@ -41,36 +42,15 @@ public final class Icrc {
             throw new IllegalArgumentException("IPv4 packet of " + ipTotalLength + " bytes at offset " + ipOffset
                     + " does not hold IP, UDP and BTH headers plus an ICRC within a " + frame.length + "-byte buffer");
         }
-        if (ipOffset < 8) {
-            return computeCopy(frame, ipOffset, covered);
-        }
-        int p = ipOffset - 8;
-        long lrh = 0; // the 8 bytes the all-ones LRH borrows, packed big-endian
-        for (int i = 0; i < 8; i++) {
-            lrh = lrh << 8 | (frame[p + i] & 0xFF);
-            frame[p + i] = (byte) 0xFF;
-        }
-        byte tos = frame[ipOffset + TOS];
-        byte ttl = frame[ipOffset + TTL];
-        byte check0 = frame[ipOffset + IP_CHECKSUM];
-        byte check1 = frame[ipOffset + IP_CHECKSUM + 1];
-        byte udp0 = frame[ipOffset + UDP_CHECKSUM];
-        byte udp1 = frame[ipOffset + UDP_CHECKSUM + 1];
-        byte resv = frame[ipOffset + RESV8A];
-        mask(frame, ipOffset);
-        int icrc = crcOver(frame, p, 8 + covered);
-        frame[ipOffset + TOS] = tos;
-        frame[ipOffset + TTL] = ttl;
-        frame[ipOffset + IP_CHECKSUM] = check0;
-        frame[ipOffset + IP_CHECKSUM + 1] = check1;
-        frame[ipOffset + UDP_CHECKSUM] = udp0;
-        frame[ipOffset + UDP_CHECKSUM + 1] = udp1;
-        frame[ipOffset + RESV8A] = resv;
-        for (int i = 7; i >= 0; i--) {
-            frame[p + i] = (byte) lrh;
-            lrh >>>= 8;
-        }
-        return icrc;
+        ByteBuffer buf = room(8 + covered);
+        buf.putLong(0, -1L); // the all-ones LRH stand-in
+        buf.put(8, frame, ipOffset, covered);
+        buf.put(8 + TOS, (byte) 0xFF);
+        buf.put(8 + TTL, (byte) 0xFF);
+        buf.putShort(8 + IP_CHECKSUM, (short) -1);
+        buf.putShort(8 + UDP_CHECKSUM, (short) -1);
+        buf.put(8 + RESV8A, (byte) 0xFF);
+        return crcOf(buf, 8 + covered);
     }
 
     /**
@@ -78,9 +58,28 @@ public final class Icrc {
      * all-ones LRH stand-in and the masked field values in place itself ({@code from} = IP offset - 8).
      */
     int crcOver(byte[] b, int from, int length) {
+        ByteBuffer buf = room(length);
+        buf.put(0, b, from, length);
+        return crcOf(buf, length);
+    }
+
+    private int crcOf(ByteBuffer buf, int length) {
+        buf.limit(length).position(0);
         crc.reset();
-        crc.update(b, from, length);
+        crc.update(buf);
         return (int) crc.getValue();
+    }
+
+    /** The scratch buffer, grown (to a power of two) when a frame needs more; its limit is its capacity. */
+    private ByteBuffer room(int length) {
+        if (aligned.capacity() < length) {
+            aligned = alignedBuffer(Integer.highestOneBit(length - 1) << 1);
+        }
+        return aligned.clear();
+    }
+
+    private static ByteBuffer alignedBuffer(int bytes) {
+        return ByteBuffer.allocateDirect(bytes + 15).alignedSlice(16).limit(bytes).slice();
     }
 
     /** Sets the fields a router may rewrite to all ones in the IPv4 packet at {@code ip}. */
@@ -92,19 +91,6 @@ public final class Icrc {
         b[ip + UDP_CHECKSUM] = (byte) 0xFF;
         b[ip + UDP_CHECKSUM + 1] = (byte) 0xFF;
         b[ip + RESV8A] = (byte) 0xFF;
-    }
-
-    private int computeCopy(byte[] frame, int ipOffset, int covered) {
-        byte[] s = scratch;
-        for (int i = 0; i < 8; i++) {
-            s[i] = (byte) 0xFF;
-        }
-        System.arraycopy(frame, ipOffset, s, 8, HEADERS);
-        mask(s, 8);
-        crc.reset();
-        crc.update(s, 0, MASKED);
-        crc.update(frame, ipOffset + HEADERS, covered - HEADERS);
-        return (int) crc.getValue();
     }
 
     /** Writes {@code icrc} least significant byte first at {@code off}. */

@@ -86,11 +86,12 @@ class RoceCodecTest {
     }
 
     /**
-     * Icrc masks in place when 8 bytes precede the IPv4 header and copies the headers otherwise: both give the
-     * bitwise reference's value for every opcode, and the in-place pass leaves the bytes as they were.
+     * Wherever the IPv4 header starts (after an Ethernet header, or 0 to 7 bytes into a buffer), one Icrc, whose
+     * scratch buffer grows with the frames, gives the bitwise reference's value for every opcode and size and
+     * leaves the frame's bytes as they were.
      */
     @Test
-    void icrcInPlaceAndCopyingPathsAgreeAndLeaveTheFrameIntact() {
+    void icrcAgreesAtEveryOffsetAndSizeAndLeavesTheFrameIntact() {
         SplittableRandom rnd = new SplittableRandom(8);
         RoceWriter w = new RoceWriter();
         Icrc icrc = new Icrc();
