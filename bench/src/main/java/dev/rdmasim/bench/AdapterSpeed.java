@@ -14,7 +14,10 @@ import java.util.List;
  * median slice rate after a warm-up. On a shared host the best slice is the steadiest wall-clock figure, since
  * interference only ever slows a slice down. JMH stays the reference for recorded figures.
  *
- * <pre>java -XX:+UseParallelGC -cp bench/target/benchmarks.jar dev.rdmasim.bench.AdapterSpeed [seconds] [batch] [signalEvery] [inline]</pre>
+ * <p>With a size and depth it measures large messages too, and then also reports the slowdown: the benchmark
+ * thread's CPU time over the simulated time it covered ({@code 1048576 16}: 1 MiB WRITEs, 16 outstanding).
+ *
+ * <pre>java -XX:+UseParallelGC -cp bench/target/benchmarks.jar dev.rdmasim.bench.AdapterSpeed [seconds] [batch] [signalEvery] [inline] [bytes] [depth]</pre>
  */
 public final class AdapterSpeed {
     private static final long SLICE_NS = 250_000_000L;
@@ -28,10 +31,13 @@ public final class AdapterSpeed {
         int batch = args.length > 1 ? Integer.parseInt(args[1]) : 1;
         int signalEvery = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         boolean inline = args.length > 3 && Boolean.parseBoolean(args[3]);
+        int bytes = args.length > 4 ? Integer.parseInt(args[4]) : AdapterWriteBench.BYTES;
+        int depth = args.length > 5 ? Integer.parseInt(args[5]) : AdapterWriteBench.DEPTH;
+        // WRITEs per run of the simulator: about as much work per step for large messages as for small ones.
+        int step = Math.max(1, (int) ((long) AdapterWriteBench.OPS * AdapterWriteBench.BYTES / bytes));
         Simulator sim = new Simulator(1);
         HostPair pair = HostPair.create(sim, Profile.defaults());
-        WriteStream stream = new WriteStream(pair.a(), pair.b(), AdapterWriteBench.BYTES, AdapterWriteBench.DEPTH,
-                batch, signalEvery, inline);
+        WriteStream stream = new WriteStream(pair.a(), pair.b(), bytes, depth, batch, signalEvery, inline);
         stream.start();
         long target = 0;
         List<Double> rates = new ArrayList<>();
@@ -39,14 +45,17 @@ public final class AdapterSpeed {
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long measuredWrites = 0;
         long measuredEvents = 0;
+        long measuredSimPs = 0;
+        long measuredCpuNs = 0;
         int slices = Math.max(WARMUP_SLICES + 1, seconds * 4);
         for (int i = 0; i < slices; i++) {
             long writes0 = stream.completed();
             long events0 = sim.eventsExecuted();
+            long sim0 = sim.now();
             long t0 = System.nanoTime();
             long cpu0 = threads.getCurrentThreadCpuTime();
             while (System.nanoTime() - t0 < SLICE_NS) {
-                target += AdapterWriteBench.OPS;
+                target += step;
                 stream.stopWhenCompleted(target);
                 sim.run();
             }
@@ -58,6 +67,8 @@ public final class AdapterSpeed {
                 cpuPerWrite.add(cpu / (double) writes);
                 measuredWrites += writes;
                 measuredEvents += sim.eventsExecuted() - events0;
+                measuredSimPs += sim.now() - sim0;
+                measuredCpuNs += cpu;
             }
         }
         Collections.sort(rates);
@@ -67,5 +78,8 @@ public final class AdapterSpeed {
                 rates.get(rates.size() - 1), rates.get(rates.size() / 2), rates.size(), WARMUP_SLICES);
         System.out.printf("thread CPU per WRITE best %.0f ns, median %.0f ns%n", cpuPerWrite.get(0),
                 cpuPerWrite.get(cpuPerWrite.size() / 2));
+        System.out.printf("%d B WRITEs, depth %d: simulated time per WRITE %.1f ns, events per KiB %.1f, slowdown (thread"
+                + " CPU / simulated time) %.1fx%n", bytes, depth, measuredSimPs / 1000.0 / measuredWrites,
+                measuredEvents * 1024.0 / ((double) measuredWrites * bytes), measuredCpuNs * 1000.0 / measuredSimPs);
     }
 }
