@@ -19,6 +19,7 @@ import dev.rdmasim.adapter.wire.Opcode;
 import dev.rdmasim.adapter.wire.RoceReader;
 import dev.rdmasim.adapter.wire.RoceWriter;
 import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.stats.Bound;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -444,6 +445,10 @@ class RequesterTransportTest {
                 assertThat(readsOut).as(at + ": within the READ depth").isLessThan(q.maxReadsOut);
             } else if (k == r.packets - 1) {
                 assertThat(ackRequest).as(at + ": the last packet asks for an ACK").isTrue();
+            } else {
+                // Between, one packet in every ackEvery, counted from the oldest unacknowledged PSN, asks for one.
+                assertThat(ackRequest).as(at + ": an ACK asked for every %d packets", params.ackEvery())
+                        .isEqualTo((Psn.diff(psn, q.qp.req.unackedPsn()) + 1) % params.ackEvery() == 0);
             }
             if (k == 0 && r.fence) {
                 for (Req e : q.reqs.subList(0, r.index)) {
@@ -825,6 +830,8 @@ class RequesterTransportTest {
             }
         }
         assertThat(rig.credits.inlineFree()).as("inline bytes all given back").isEqualTo(rig.inlineBytes);
+        assertThat(rig.req.retired()).as("requests retired").isEqualTo(rig.models.stream().mapToLong(q -> q.total).sum());
+        assertThat(rig.req.stats().bounds()).as("no QP left at its ring, window or READ limit").noneMatch(Bound::full);
         checkCqRing(rig);
         assertThat(rig.sentOnes).as("sentOne signals").isPositive();
     }
@@ -1022,6 +1029,34 @@ class RequesterTransportTest {
         assertThat(q.posted).as("the WQEs behind were parsed after the flush").isEqualTo(5);
         assertThat(q.reqs).extracting(r -> r.syndrome).containsExactly(CqeSyndrome.REMOTE_ACCESS, CqeSyndrome.WR_FLUSH,
                 CqeSyndrome.WR_FLUSH, CqeSyndrome.WR_FLUSH, CqeSyndrome.WR_FLUSH);
+        assertThat(rig.req.busyWith(q.qp)).isFalse();
+    }
+
+    /**
+     * A fenced SEND behind a READ waits until the READ's response has arrived and been written (each time its turn
+     * comes it is counted as a fence wait), then goes out at once; the READ completes first, in order.
+     */
+    @Test
+    void aFencedRequestWaitsForTheEarlierReadsResponse() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req read = rig.script(q, WqeOpcode.RDMA_READ, 100, true, false, false);
+        rig.post(q, read);
+        Req send = rig.script(q, WqeOpcode.SEND, 64, true, false, true);
+        rig.post(q, send);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(psns(rig)).as("the fenced SEND is held back").containsExactly(100);
+        assertThat(BlockHarness.counter(rig.req, "fenceWaits")).isPositive();
+        rig.back(new Back(q, 100, 0, read, 0), false);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(psns(rig)).as("it leaves once the READ is complete").containsExactly(100, 101);
+        assertThat(read.reported).isTrue();
+        assertThat(read.syndrome).isZero();
+        checkReadData(rig, read, "READ");
+        answer(rig, q, 101, Aeth.ack(0));
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(send.reported).isTrue();
+        assertThat(send.syndrome).isZero();
         assertThat(rig.req.busyWith(q.qp)).isFalse();
     }
 }

@@ -68,6 +68,9 @@ class TransmitterTest {
         int msn;
         byte[] payload;
         long sentPs = -1;
+        /** A request packet's message and its index in it. */
+        Wr wr;
+        int k;
 
         @Override
         public String toString() {
@@ -335,6 +338,8 @@ class TransmitterTest {
             p.rethLength = (int) w.length;
             int len = read ? 0 : (int) Math.min(mtu, w.length - (long) k * mtu);
             p.payload = message(w, k * mtu, len);
+            p.wr = w;
+            p.k = k;
             taken.add(p);
             requestsUnsent.add(p);
             tx.commitRequest();
@@ -586,6 +591,42 @@ class TransmitterTest {
         assertThat(rig.taken).extracting(p -> p.kind).contains(KIND_REQUEST, KIND_ACK);
         assertThat(BlockHarness.counter(rig.tx, "packets")).isEqualTo(rig.taken.size());
         assertThat(rig.link.a().freeBuffers()).isEqualTo(rig.link.a().bufferCount());
+        checkCountsAndStamps(rig);
+    }
+
+    /**
+     * The ACK and NAK counters split the acknowledgements by their syndrome, the payload counter sums every packet's
+     * payload, and each request's lifecycle stamps say when its first and last packets left (READs: the one request
+     * packet) and, when bytes were read from host memory for it, that they were on chip by the first.
+     */
+    private static void checkCountsAndStamps(Rig rig) {
+        long acks = rig.taken.stream().filter(p -> p.kind == KIND_ACK && Aeth.isAck(p.syndrome)).count();
+        long naks = rig.taken.stream().filter(p -> p.kind == KIND_ACK && !Aeth.isAck(p.syndrome)).count();
+        long payload = rig.taken.stream().mapToLong(p -> p.payload.length).sum();
+        assertThat(BlockHarness.counter(rig.tx, "acks")).isEqualTo(acks);
+        assertThat(BlockHarness.counter(rig.tx, "naks")).isEqualTo(naks);
+        assertThat(BlockHarness.counter(rig.tx, "payloadBytes")).isEqualTo(payload);
+        for (Packet p : rig.taken) {
+            if (p.kind != KIND_REQUEST) {
+                continue;
+            }
+            Wr w = p.wr;
+            boolean read = w.opcode == WqeOpcode.RDMA_READ;
+            long[] st = w.stamps;
+            if (p.k == 0) {
+                assertThat(st[Stage.FIRST_PACKET.ordinal()]).as("%s: first packet stamp", p).isEqualTo(p.sentPs);
+                boolean dma = !read && !w.inline && w.length > 0;
+                if (dma) {
+                    assertThat(st[Stage.PAYLOAD_READ.ordinal()]).as("%s: payload read stamp", p)
+                            .isNotEqualTo(Stage.NOT_REACHED).isLessThanOrEqualTo(p.sentPs);
+                } else {
+                    assertThat(st[Stage.PAYLOAD_READ.ordinal()]).as("%s: no payload read", p).isEqualTo(Stage.NOT_REACHED);
+                }
+            }
+            if (read || p.k == w.packets - 1) {
+                assertThat(st[Stage.LAST_PACKET.ordinal()]).as("%s: last packet stamp", p).isEqualTo(p.sentPs);
+            }
+        }
     }
     /**
      * With every slot taken and an ACK, READ responses and requests all waiting, the freed slots go to the ACKs
