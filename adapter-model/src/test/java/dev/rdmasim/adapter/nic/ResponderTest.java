@@ -1078,6 +1078,7 @@ class ResponderTest {
             assertThat(BlockHarness.counter(payload, "placedBytes")).as("every executed byte placed once").isEqualTo(placed);
             assertThat(endpoint.freeBuffers()).as("every frame back in its pool").isEqualTo(buffers);
             assertThat(cqe.queuedJobs()).isZero();
+            assertThat(responder.stats().bounds()).as("no QP left at its inbound READ limit").noneMatch(b -> b.full());
             h.assertPages(expectedPages);
         }
     }
@@ -1192,6 +1193,7 @@ class ResponderTest {
         r.feed(2);
         r.h.sim.runUntil(50_000_000);
         assertThat(s.qp.resp.reads()).as("one READ held: the IRD").isEqualTo(1);
+        assertThat(r.responder.stats().bounds()).as("the IRD bound is full").allMatch(b -> b.full());
         assertThat(r.duplicates.value()).isEqualTo(1);
         assertThat(r.taken).containsExactly(Aeth.ack(Aeth.CREDITS_INVALID));
         assertThat(r.current).as("the next READ waits for the IRD").isNotNull();

@@ -135,6 +135,8 @@ class TransmitterTest {
         int acksTaken;
         /** Chance in 16 that the sink refuses a delivery (0: never), and the most it holds a frame's buffer (ps). */
         int refuseIn16;
+        /** Chance in 12 that a QP's turn finds its window closed for a while. */
+        int windowClosesIn12 = 1;
         long holdMax = 2_000_000;
 
         /** A transmitter of {@code slots} slots and the given MTU, sending from {@code buffers} link buffers. */
@@ -144,6 +146,11 @@ class TransmitterTest {
 
         /** As above, with {@code sges} SGEs a message at most (0: 1 to 4, at random). */
         Rig(long seed, SplittableRandom rnd, int slots, int mtu, int buffers, int sges) {
+            this(seed, rnd, slots, mtu, buffers, sges, 0);
+        }
+
+        /** As above, with {@code pipelineCycles} of packetizer pipeline after each frame's booking. */
+        Rig(long seed, SplittableRandom rnd, int slots, int mtu, int buffers, int sges, int pipelineCycles) {
             this.rnd = rnd;
             h = new BlockHarness(seed, BlockHarness.randomPcie(rnd));
             this.mtu = mtu;
@@ -156,7 +163,8 @@ class TransmitterTest {
             keys = new KeyUnit(h.top, new KeyUnit.Params(MAX_KEYS, 4 * (1 + rnd.nextInt(3)), 4, 8 * (1 + rnd.nextInt(4)), 8,
                     SetAssocCache.Policy.LRU), h.mem, ctx, h.port("keyFill", 16, KeyUnit.MAX_FILLS), h.work);
             scheduler = new SendScheduler(h);
-            tx = new Transmitter(h.top, new Transmitter.Params(slots, Transmitter.Params.pieces(maxSge, mtu), packetCycles, mtu),
+            tx = new Transmitter(h.top, new Transmitter.Params(slots, Transmitter.Params.pieces(maxSge, mtu), packetCycles, mtu,
+                    pipelineCycles),
                     h.clock, h.work, h, keys, h.link.dma().addChannel("payload", 1 + rnd.nextInt(16)), this, scheduler, MAC, IP);
             scheduler.connect(this);
             tx.connect(this, () -> { });
@@ -303,7 +311,7 @@ class TransmitterTest {
                     return 0;
                 }
             }
-            if (rnd.nextInt(12) == 0) {
+            if (rnd.nextInt(12) < windowClosesIn12) {
                 // The window is full for now: the QP leaves the round until an ACK opens it.
                 q.windowClosed = true;
                 h.sim.event("window" + qp.qpn, () -> {
@@ -696,5 +704,38 @@ class TransmitterTest {
         rig.tx.pump();
         rig.h.sim.runUntil(2_000_000_000_000L);
         assertThat(rig.seen).as("the packet left, with its bytes").isEqualTo(1);
+    }
+
+    /**
+     * An inline SEND on an idle transmitter: its frame is built in the packetizer's cycles from the first clock edge
+     * and reaches the MAC after the pipeline's cycles too; the requester hears of it at that instant. Back-to-back
+     * frames still start the packetizer's cycles apart (the pipeline adds latency, not time per frame).
+     */
+    @Test
+    void aFrameLeavesAfterThePacketCyclesAndThePipeline() {
+        int pipeline = 17;
+        Rig rig = new Rig(13, new SplittableRandom(13), 4, 256, 4, 1, pipeline);
+        rig.windowClosesIn12 = 0;
+        QpState q = rig.addQp(20);
+        for (int i = 0; i < 3; i++) {
+            Wr w = new Wr(1, 64);
+            w.clear();
+            w.opcode = WqeOpcode.SEND;
+            w.length = 32;
+            w.inline = true;
+            w.packets = 1;
+            w.firstPsn = q.nextPsn;
+            q.nextPsn = Psn.add(q.nextPsn, 1);
+            q.posted.add(w);
+        }
+        rig.scheduler.add(q.qp);
+        rig.tx.pump();
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.seen).isEqualTo(3);
+        long cycle = NIC_CYCLE_PS;
+        for (int i = 0; i < 3; i++) {
+            assertThat(rig.taken.get(i).sentPs).as("frame %d", i)
+                    .isEqualTo((long) (i + 1) * rig.packetCycles * cycle + pipeline * cycle);
+        }
     }
 }
