@@ -1,6 +1,7 @@
 package dev.rdmasim.adapter.nic;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmasim.adapter.cache.SetAssocCache;
 import dev.rdmasim.adapter.format.AccessFlags;
@@ -19,6 +20,8 @@ import dev.rdmasim.adapter.wire.Opcode;
 import dev.rdmasim.adapter.wire.RoceReader;
 import dev.rdmasim.adapter.wire.RoceWriter;
 import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.stats.Bound;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -184,6 +187,8 @@ class RequesterTransportTest {
         int sentOnes;
         int retransmittedPackets;
         boolean manual;
+        /** Posts without handing the QP to the scheduler (the test queues it when the ring holds what it wants). */
+        boolean holdQueue;
 
         Rig(long seed, SplittableRandom rnd, RequesterTransport.Params params, int cqeDepth, long inlineBytes) {
             this.rnd = rnd;
@@ -377,7 +382,9 @@ class RequesterTransportTest {
             if (q.fate == Fate.RETRY_EXCEEDED && r.index == q.failIndex) {
                 q.silentFrom = r.firstPsn;
             }
-            req.queue(qp);
+            if (!holdQueue) {
+                req.queue(qp);
+            }
         }
 
         void requeue(Qp qp) {
@@ -444,6 +451,10 @@ class RequesterTransportTest {
                 assertThat(readsOut).as(at + ": within the READ depth").isLessThan(q.maxReadsOut);
             } else if (k == r.packets - 1) {
                 assertThat(ackRequest).as(at + ": the last packet asks for an ACK").isTrue();
+            } else {
+                // Between, one packet in every ackEvery, counted from the oldest unacknowledged PSN, asks for one.
+                assertThat(ackRequest).as(at + ": an ACK asked for every %d packets", params.ackEvery())
+                        .isEqualTo((Psn.diff(psn, q.qp.req.unackedPsn()) + 1) % params.ackEvery() == 0);
             }
             if (k == 0 && r.fence) {
                 for (Req e : q.reqs.subList(0, r.index)) {
@@ -825,6 +836,8 @@ class RequesterTransportTest {
             }
         }
         assertThat(rig.credits.inlineFree()).as("inline bytes all given back").isEqualTo(rig.inlineBytes);
+        assertThat(rig.req.retired()).as("requests retired").isEqualTo(rig.models.stream().mapToLong(q -> q.total).sum());
+        assertThat(rig.req.stats().bounds()).as("no QP left at its ring, window or READ limit").noneMatch(Bound::full);
         checkCqRing(rig);
         assertThat(rig.sentOnes).as("sentOne signals").isPositive();
     }
@@ -1023,5 +1036,318 @@ class RequesterTransportTest {
         assertThat(q.reqs).extracting(r -> r.syndrome).containsExactly(CqeSyndrome.REMOTE_ACCESS, CqeSyndrome.WR_FLUSH,
                 CqeSyndrome.WR_FLUSH, CqeSyndrome.WR_FLUSH, CqeSyndrome.WR_FLUSH);
         assertThat(rig.req.busyWith(q.qp)).isFalse();
+    }
+
+    /**
+     * A fenced SEND behind a READ waits until the READ's response has arrived and been written (each time its turn
+     * comes it is counted as a fence wait), then goes out at once; the READ completes first, in order.
+     */
+    @Test
+    void aFencedRequestWaitsForTheEarlierReadsResponse() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req read = rig.script(q, WqeOpcode.RDMA_READ, 100, true, false, false);
+        rig.post(q, read);
+        Req send = rig.script(q, WqeOpcode.SEND, 64, true, false, true);
+        rig.post(q, send);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(rig.req.busyWith(q.qp)).as("requests in flight").isTrue();
+        assertThat(psns(rig)).as("the fenced SEND is held back").containsExactly(100);
+        assertThat(BlockHarness.counter(rig.req, "fenceWaits")).isPositive();
+        rig.back(new Back(q, 100, 0, read, 0), false);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(psns(rig)).as("it leaves once the READ is complete").containsExactly(100, 101);
+        assertThat(read.reported).isTrue();
+        assertThat(read.syndrome).isZero();
+        checkReadData(rig, read, "READ");
+        answer(rig, q, 101, Aeth.ack(0));
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(send.reported).isTrue();
+        assertThat(send.syndrome).isZero();
+        assertThat(rig.req.busyWith(q.qp)).isFalse();
+    }
+
+    /** A fenced READ behind another READ waits for it, and then goes: it does not wait for itself. */
+    @Test
+    void aFencedReadWaitsForTheEarlierReadOnly() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req first = rig.script(q, WqeOpcode.RDMA_READ, 100, true, false, false);
+        rig.post(q, first);
+        Req second = rig.script(q, WqeOpcode.RDMA_READ, 200, true, false, true);
+        rig.post(q, second);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100);
+        rig.back(new Back(q, 100, 0, first, 0), false);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100, 101);
+        rig.back(new Back(q, 101, 0, second, 0), false);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(second.reported).isTrue();
+        assertThat(second.syndrome).isZero();
+        checkReadData(rig, second, "second READ");
+    }
+
+    /** Posting a request other than the ring's tail is a broken parser: an invariant violation, not a corrupt ring. */
+    @Test
+    void postingARequestThatIsNotTheRingsTailFailsLoudly() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        assertThatThrownBy(() -> rig.req.post(q.qp, new Wr(3, 256))).isInstanceOf(InvariantViolation.class);
+    }
+
+    /**
+     * A WQE that failed validation, with requests before and after it in the ring: when its turn comes it fails with
+     * its own syndrome, the request in flight before it and those after it complete flushed, and the QP goes to error.
+     */
+    @Test
+    void aBadWqeInTheMiddleOfTheRingFailsItselfAndFlushesTheRest() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        rig.holdQueue = true;
+        Req a = postSend(rig, q, false);
+        Req bad = rig.script(q, WqeOpcode.SEND, 64, true, false, false);
+        bad.badSyndrome = CqeSyndrome.LOCAL_LENGTH;
+        rig.post(q, bad);
+        Req c = postSend(rig, q, true);
+        Req d = postSend(rig, q, true);
+        rig.req.queue(q.qp);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(psns(rig)).as("only the request before it left").containsExactly(100);
+        assertThat(q.qp.state()).isEqualTo(QpState.ERROR);
+        assertThat(List.of(a, bad, c, d)).extracting(r -> r.syndrome).containsExactly(CqeSyndrome.WR_FLUSH,
+                CqeSyndrome.LOCAL_LENGTH, CqeSyndrome.WR_FLUSH, CqeSyndrome.WR_FLUSH);
+        assertThat(q.recvFlushes).isEqualTo(1);
+    }
+
+    /** A QP connected with no outbound READs (initiator depth 0) fails a READ locally: LOCAL_QP_OP, the rest flushed. */
+    @Test
+    void aReadOnAQpWithoutOutboundReadsFailsLocally() {
+        SplittableRandom rnd = new SplittableRandom(99);
+        var params = new RequesterTransport.Params(16, 40_000 * PS_PER_NS, 3_000 * PS_PER_NS, 1, 1024);
+        Rig rig = new Rig(99, rnd, params, 8, 4096);
+        rig.manual = true;
+        QpModel q = rig.addQp(5, 8, 100, 7, RequesterTransport.INFINITE_RNR_RETRY, 0, 16);
+        rig.holdQueue = true;
+        Req a = postSend(rig, q, true);
+        Req read = rig.script(q, WqeOpcode.RDMA_READ, 100, true, false, false);
+        rig.post(q, read);
+        Req c = postSend(rig, q, true);
+        rig.req.queue(q.qp);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100);
+        assertThat(q.qp.state()).isEqualTo(QpState.ERROR);
+        assertThat(List.of(a, read, c)).extracting(r -> r.syndrome).containsExactly(CqeSyndrome.WR_FLUSH,
+                CqeSyndrome.LOCAL_QP_OP, CqeSyndrome.WR_FLUSH);
+    }
+
+    /** An ACK naming the PSN after the last one assigned acknowledges nothing (it is stray); the right one does. */
+    @Test
+    void anAckForAPsnNeverAssignedIsIgnored() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req a = postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        rig.req.acknowledge(q.qp, 101);
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(a.reported).as("not acknowledged by a stray ACK").isFalse();
+        assertThat(q.qp.req.unackedPsn()).isEqualTo(100);
+        answer(rig, q, 100, Aeth.ack(0));
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(a.reported).isTrue();
+        assertThat(a.syndrome).isZero();
+    }
+
+    /**
+     * An RNR NAK arrives while an earlier WQE that failed validation waits behind the refused SEND, and an ACK for
+     * the SEND comes during the RNR wait: the ACK retires the SEND but not the bad WQE, which fails the QP when its
+     * turn comes (its own syndrome, the request after it flushed) instead of completing as if it had been sent.
+     */
+    @Test
+    void anAckDuringAnRnrWaitStopsAtABadWqeNotYetSent() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req a = postSend(rig, q, false);
+        runFor(rig, 2_000 * PS_PER_NS);
+        answer(rig, q, 100, Aeth.rnrNak(1));
+        Req bad = rig.script(q, WqeOpcode.SEND, 64, true, false, false);
+        bad.badSyndrome = CqeSyndrome.LOCAL_LENGTH;
+        rig.post(q, bad);
+        Req c = postSend(rig, q, true);
+        answer(rig, q, 100, Aeth.ack(0));
+        assertThat(a.reported).isTrue();
+        assertThat(bad.reported).as("the bad WQE waits for its turn").isFalse();
+        runFor(rig, 100_000 * PS_PER_NS);
+        assertThat(a.syndrome).isZero();
+        assertThat(bad.syndrome).isEqualTo(CqeSyndrome.LOCAL_LENGTH);
+        assertThat(c.syndrome).isEqualTo(CqeSyndrome.WR_FLUSH);
+        assertThat(q.qp.state()).isEqualTo(QpState.ERROR);
+        assertThat(psns(rig)).as("nothing after the refused SEND left").containsExactly(100);
+    }
+
+    /**
+     * A READ's response is lost and the SEND after it is refused (RNR NAK): the NAK acknowledges the READ's PSN, but
+     * an acknowledgement never covers READ data that has not arrived, so the timeout goes back to the READ and asks
+     * for it again, not only for the SEND.
+     */
+    @Test
+    void anRnrNakAfterAReadWhoseResponseWasLostDoesNotAcknowledgeTheRead() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req read = rig.script(q, WqeOpcode.RDMA_READ, 100, true, false, false);
+        rig.post(q, read);
+        Req send = postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100, 101);
+        answer(rig, q, 101, Aeth.rnrNak(1));
+        assertThat(q.qp.req.unackedPsn()).as("the READ is not acknowledged").isEqualTo(100);
+        runFor(rig, rig.params.rnrTimerPs() + 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).as("the SEND again after the RNR delay").containsExactly(100, 101, 101);
+        runFor(rig, rig.params.ackTimeoutPs());
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isEqualTo(1);
+        assertThat(psns(rig)).as("the timeout goes back to the READ").containsExactly(100, 101, 101, 100, 101);
+        rig.back(new Back(q, 100, 0, read, 0), false);
+        answer(rig, q, 101, Aeth.ack(0));
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(read.reported && send.reported).isTrue();
+        assertThat(read.syndrome).isZero();
+        assertThat(send.syndrome).isZero();
+        checkReadData(rig, read, "READ");
+    }
+
+    /**
+     * A READ's response lost, the next READ's and a SEND's fine: a sequence NAK for the PSN just after the first READ
+     * (the responder executed it; its response is on the way) resends from that PSN only, and does not ask the READ
+     * before it again.
+     */
+    @Test
+    void aSequenceNakJustAfterAReadDoesNotAskTheReadAgain() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req read = rig.script(q, WqeOpcode.RDMA_READ, 100, true, false, false);
+        rig.post(q, read);
+        Req s1 = postSend(rig, q, true);
+        Req s2 = postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100, 101, 102);
+        answer(rig, q, 101, Aeth.nak(0));
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100, 101, 102, 101, 102);
+        rig.back(new Back(q, 100, 0, read, 0), false);
+        answer(rig, q, 102, Aeth.ack(0));
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(List.of(read, s1, s2)).extracting(r -> r.syndrome).containsOnly(0);
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isZero();
+    }
+
+    /** An ACK that retires a request restarts the timer for the rest: no timeout while ACKs keep coming. */
+    @Test
+    void anAckThatMakesProgressRestartsTheTimer() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req a = postSend(rig, q, true);
+        Req b = postSend(rig, q, true);
+        long timeout = rig.params.ackTimeoutPs();
+        runFor(rig, timeout * 3 / 4);
+        answer(rig, q, 100, Aeth.ack(0));
+        runFor(rig, timeout / 2);
+        assertThat(a.reported).isTrue();
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).as("the timer restarted at the ACK").isZero();
+        assertThat(psns(rig)).containsExactly(100, 101);
+        runFor(rig, timeout);
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).as("and expires a timeout after it").isEqualTo(1);
+        assertThat(psns(rig)).containsExactly(100, 101, 101);
+        assertThat(b.reported).isFalse();
+    }
+
+    /** A READ whose responses trickle in, each within the timeout of the one before: each restarts the timer. */
+    @Test
+    void readResponsesInOrderRestartTheTimer() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req read = rig.script(q, WqeOpcode.RDMA_READ, 4 * 1024, true, false, false);
+        rig.post(q, read);
+        long step = rig.params.ackTimeoutPs() * 3 / 4;
+        for (int k = 0; k < 4; k++) {
+            runFor(rig, step);
+            rig.back(new Back(q, 100 + k, 0, read, k), false);
+        }
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isZero();
+        assertThat(psns(rig)).as("asked once").containsExactly(100);
+        assertThat(read.reported).isTrue();
+        assertThat(read.syndrome).isZero();
+        checkReadData(rig, read, "READ");
+    }
+
+    /** A zero-length READ: its one empty response completes it at once, and the frame goes back to its pool. */
+    @Test
+    void aZeroLengthReadCompletesOnItsEmptyResponse() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req read = rig.script(q, WqeOpcode.RDMA_READ, 0, true, false, false);
+        rig.post(q, read);
+        runFor(rig, 2_000 * PS_PER_NS);
+        rig.back(new Back(q, 100, 0, read, 0), false);
+        runFor(rig, 5_000 * PS_PER_NS);
+        assertThat(read.reported).isTrue();
+        assertThat(read.syndrome).isZero();
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isZero();
+        assertThat(rig.frames.freeBuffers()).isEqualTo(rig.frames.bufferCount());
+        assertThat(rig.req.busyWith(q.qp)).isFalse();
+    }
+
+    /**
+     * A sequence NAK acknowledges the PSNs before the one it names: the request before completes at once, and only
+     * the named one is sent again.
+     */
+    @Test
+    void aSequenceNakAcknowledgesTheRequestsBeforeIt() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req a = postSend(rig, q, false);
+        Req b = postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        answer(rig, q, 101, Aeth.nak(0));
+        assertThat(a.reported).isTrue();
+        assertThat(a.syndrome).isZero();
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100, 101, 101);
+        assertThat(b.reported).isFalse();
+    }
+
+    /** A remote-access NAK acknowledges the PSNs before it too: the request before succeeds, the named one fails. */
+    @Test
+    void aRemoteAccessNakAcknowledgesTheRequestsBeforeIt() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req a = postSend(rig, q, true);
+        Req b = postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        answer(rig, q, 101, Aeth.nak(2));
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(a.syndrome).isZero();
+        assertThat(b.syndrome).isEqualTo(CqeSyndrome.REMOTE_ACCESS);
+        assertThat(q.qp.state()).isEqualTo(QpState.ERROR);
+    }
+
+    /**
+     * A remote-access NAK naming a PSN no request in the ring holds any more (it was acknowledged) still fails the
+     * QP, whose responder side is in error: the oldest request takes the error.
+     */
+    @Test
+    void aFatalNakForAPsnAlreadyRetiredFailsTheOldestRequest() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        Req a = postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        answer(rig, q, 100, Aeth.ack(0));
+        Req b = postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(a.syndrome).isZero();
+        answer(rig, q, 100, Aeth.nak(2));
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(b.syndrome).isEqualTo(CqeSyndrome.REMOTE_ACCESS);
+        assertThat(q.qp.state()).isEqualTo(QpState.ERROR);
     }
 }

@@ -10,7 +10,10 @@ import dev.rdmasim.adapter.format.Doorbells;
 import dev.rdmasim.adapter.format.Eqe;
 import dev.rdmasim.adapter.format.RecvWqe;
 import dev.rdmasim.adapter.nic.BlockHarness.Region;
+import dev.rdmasim.adapter.transport.Position;
 import dev.rdmasim.adapter.transport.Psn;
+import dev.rdmasim.adapter.transport.RequestKind;
+import dev.rdmasim.adapter.transport.Verdict;
 import dev.rdmasim.adapter.wire.Aeth;
 import dev.rdmasim.adapter.wire.EthernetLink;
 import dev.rdmasim.adapter.wire.Frame;
@@ -286,6 +289,8 @@ class ResponderTest {
         private long cqeWaits;
         /** ACK and NAK syndromes in the order the transmitter took them. */
         final List<Integer> taken = new ArrayList<>();
+        /** Receive completions reported to the lifecycle listener. */
+        long receivesReported;
         /** The transmitter answers no READ while set. */
         boolean holdReads;
         private long droppedInError;
@@ -342,7 +347,12 @@ class ResponderTest {
             };
             cqe = new CqeWriter(h.top, new CqeWriter.Params(1 + rnd.nextInt(4), 2, 4, 2, SetAssocCache.Policy.LRU), h.clock,
                     h.work, cqs, contexts, eq, h.port("cqe", 1 + rnd.nextInt(8), 1), h.port("event", 16, 0),
-                    (qpn, wqe, op, bytes, syndrome, stamps) -> { });
+                    (qpn, wqe, op, bytes, syndrome, stamps) -> {
+                        // Every receive reported says when the last byte of its message was handed to PCIe here.
+                        assertThat(stamps[Stage.REMOTE_PLACED.ordinal()]).as("QP %d receive %d placed", qpn, wqe)
+                                .isNotEqualTo(Stage.NOT_REACHED);
+                        receivesReported++;
+                    });
             cq.moderationTimer = h.sim.event("cq.moderation", () -> cqe.moderationExpired(cq));
             rq = new RecvWqePrefetcher(h.top, new RecvWqePrefetcher.Params(1 + rnd.nextInt(8), 64 << rnd.nextInt(4)), h.work, h,
                     cqe, h.link.dma().addChannel("rqFetch", 1 + rnd.nextInt(8)));
@@ -1078,6 +1088,7 @@ class ResponderTest {
             assertThat(BlockHarness.counter(payload, "placedBytes")).as("every executed byte placed once").isEqualTo(placed);
             assertThat(endpoint.freeBuffers()).as("every frame back in its pool").isEqualTo(buffers);
             assertThat(cqe.queuedJobs()).isZero();
+            assertThat(responder.stats().bounds()).as("no QP left at its inbound READ limit").noneMatch(b -> b.full());
             h.assertPages(expectedPages);
         }
     }
@@ -1146,6 +1157,7 @@ class ResponderTest {
         assertThat(r.dropped.value()).isEqualTo(1);
         assertThat(s.exp).isEqualTo(3);
         assertThat(s.got).hasSize(1);
+        assertThat(r.receivesReported).as("the SEND's receive reported with its stamps").isEqualTo(1);
         assertThat(r.taken).last().isEqualTo(Aeth.ack(Aeth.CREDITS_INVALID));
     }
 
@@ -1192,6 +1204,8 @@ class ResponderTest {
         r.feed(2);
         r.h.sim.runUntil(50_000_000);
         assertThat(s.qp.resp.reads()).as("one READ held: the IRD").isEqualTo(1);
+        assertThat(r.responder.stats().bounds()).as("the IRD bound is full").allMatch(b -> b.full());
+        assertThat(r.responder.busyWith(s.qp)).as("a READ held").isTrue();
         assertThat(r.duplicates.value()).isEqualTo(1);
         assertThat(r.taken).containsExactly(Aeth.ack(Aeth.CREDITS_INVALID));
         assertThat(r.current).as("the next READ waits for the IRD").isNotNull();
@@ -1214,5 +1228,25 @@ class ResponderTest {
     @ValueSource(longs = {21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32})
     void aBrokenKeyOrReceiveNaksOnceMovesTheQpToErrorAndFlushesItsReceives(long seed) {
         new Run(seed, true).runAndCheck();
+    }
+
+    /** A QP opened without remote write or read access refuses WRITEs and READs and executes SENDs. */
+    @Test
+    void aQpOpenedWithoutRemoteAccessRefusesWritesAndReads() {
+        Run r = new Run(45, false, 1, new Kind[] {Kind.SEND}, new int[] {1});
+        for (int access : new int[] {AccessFlags.LOCAL_WRITE, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE,
+            AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ}) {
+            QpConfig cfg = new QpConfig(PD, 0, 0, 0, 0, 0, 2, RQ_LOG_STRIDE, 0, 1, MAX_RECV_SGE, 0, access);
+            Qp qp = new Qp(0x60, cfg, 1, 1, 0, 1);
+            r.responder.open(qp, 7);
+            var t = qp.resp.transport();
+            boolean write = (access & AccessFlags.REMOTE_WRITE) != 0;
+            boolean read = (access & AccessFlags.REMOTE_READ) != 0;
+            assertThat(t.check(7, RequestKind.WRITE, Position.ONLY, 8, 1024) == Verdict.EXECUTE).as("WRITE, access %d", access)
+                    .isEqualTo(write);
+            assertThat(t.check(7, RequestKind.READ, Position.ONLY, 0, 1024) == Verdict.EXECUTE).as("READ, access %d", access)
+                    .isEqualTo(read);
+            assertThat(t.check(7, RequestKind.SEND, Position.ONLY, 8, 1024)).isEqualTo(Verdict.EXECUTE);
+        }
     }
 }

@@ -68,6 +68,10 @@ class TransmitterTest {
         int msn;
         byte[] payload;
         long sentPs = -1;
+        /** A request packet's message and its index in it. */
+        Wr wr;
+        int k;
+        long arrivedPs = -1;
 
         @Override
         public String toString() {
@@ -128,10 +132,14 @@ class TransmitterTest {
         final Event retryDelivery;
         long lastStartPs = Long.MIN_VALUE;
         int refusals;
+        /** Times the transmitter told its first listener (QP1) that a link buffer freed. */
+        int bufferFrees;
         int keyWaits;
         int acksTaken;
         /** Chance in 16 that the sink refuses a delivery (0: never), and the most it holds a frame's buffer (ps). */
         int refuseIn16;
+        /** Chance in 12 that a QP's turn finds its window closed for a while. */
+        int windowClosesIn12 = 1;
         long holdMax = 2_000_000;
 
         /** A transmitter of {@code slots} slots and the given MTU, sending from {@code buffers} link buffers. */
@@ -141,6 +149,11 @@ class TransmitterTest {
 
         /** As above, with {@code sges} SGEs a message at most (0: 1 to 4, at random). */
         Rig(long seed, SplittableRandom rnd, int slots, int mtu, int buffers, int sges) {
+            this(seed, rnd, slots, mtu, buffers, sges, 0);
+        }
+
+        /** As above, with {@code pipelineCycles} of packetizer pipeline after each frame's booking. */
+        Rig(long seed, SplittableRandom rnd, int slots, int mtu, int buffers, int sges, int pipelineCycles) {
             this.rnd = rnd;
             h = new BlockHarness(seed, BlockHarness.randomPcie(rnd));
             this.mtu = mtu;
@@ -153,10 +166,11 @@ class TransmitterTest {
             keys = new KeyUnit(h.top, new KeyUnit.Params(MAX_KEYS, 4 * (1 + rnd.nextInt(3)), 4, 8 * (1 + rnd.nextInt(4)), 8,
                     SetAssocCache.Policy.LRU), h.mem, ctx, h.port("keyFill", 16, KeyUnit.MAX_FILLS), h.work);
             scheduler = new SendScheduler(h);
-            tx = new Transmitter(h.top, new Transmitter.Params(slots, Transmitter.Params.pieces(maxSge, mtu), packetCycles, mtu),
+            tx = new Transmitter(h.top, new Transmitter.Params(slots, Transmitter.Params.pieces(maxSge, mtu), packetCycles, mtu,
+                    pipelineCycles),
                     h.clock, h.work, h, keys, h.link.dma().addChannel("payload", 1 + rnd.nextInt(16)), this, scheduler, MAC, IP);
             scheduler.connect(this);
-            tx.connect(this, () -> { });
+            tx.connect(this, () -> bufferFrees++);
             tx.attach(link.a());
             keys.addWaiter(tx::pump);
             link.b().connectReceiver(this);
@@ -300,7 +314,7 @@ class TransmitterTest {
                     return 0;
                 }
             }
-            if (rnd.nextInt(12) == 0) {
+            if (rnd.nextInt(12) < windowClosesIn12) {
                 // The window is full for now: the QP leaves the round until an ACK opens it.
                 q.windowClosed = true;
                 h.sim.event("window" + qp.qpn, () -> {
@@ -335,6 +349,8 @@ class TransmitterTest {
             p.rethLength = (int) w.length;
             int len = read ? 0 : (int) Math.min(mtu, w.length - (long) k * mtu);
             p.payload = message(w, k * mtu, len);
+            p.wr = w;
+            p.k = k;
             taken.add(p);
             requestsUnsent.add(p);
             tx.commitRequest();
@@ -521,6 +537,9 @@ class TransmitterTest {
             if (reader.hasImmediate()) {
                 assertThat(reader.immediate()).isEqualTo(p.immediate);
             }
+            p.arrivedPs = h.sim.now();
+            // As the peer's receiver does when it has placed the bytes: the last packet of a request tells its record.
+            f.placed(p.arrivedPs);
             byte[] payload = Arrays.copyOfRange(reader.bytes(), reader.payloadOffset(),
                     reader.payloadOffset() + reader.payloadLength());
             assertThat(payload).as("%s: payload", what).isEqualTo(p.payload);
@@ -586,6 +605,44 @@ class TransmitterTest {
         assertThat(rig.taken).extracting(p -> p.kind).contains(KIND_REQUEST, KIND_ACK);
         assertThat(BlockHarness.counter(rig.tx, "packets")).isEqualTo(rig.taken.size());
         assertThat(rig.link.a().freeBuffers()).isEqualTo(rig.link.a().bufferCount());
+        checkCountsAndStamps(rig);
+    }
+
+    /**
+     * The ACK and NAK counters split the acknowledgements by their syndrome, the payload counter sums every packet's
+     * payload, and each request's lifecycle stamps say when its first and last packets left (READs: the one request
+     * packet) and, when bytes were read from host memory for it, that they were on chip by the first.
+     */
+    private static void checkCountsAndStamps(Rig rig) {
+        long acks = rig.taken.stream().filter(p -> p.kind == KIND_ACK && Aeth.isAck(p.syndrome)).count();
+        long naks = rig.taken.stream().filter(p -> p.kind == KIND_ACK && !Aeth.isAck(p.syndrome)).count();
+        long payload = rig.taken.stream().mapToLong(p -> p.payload.length).sum();
+        assertThat(BlockHarness.counter(rig.tx, "acks")).isEqualTo(acks);
+        assertThat(BlockHarness.counter(rig.tx, "naks")).isEqualTo(naks);
+        assertThat(BlockHarness.counter(rig.tx, "payloadBytes")).isEqualTo(payload);
+        for (Packet p : rig.taken) {
+            if (p.kind != KIND_REQUEST) {
+                continue;
+            }
+            Wr w = p.wr;
+            boolean read = w.opcode == WqeOpcode.RDMA_READ;
+            long[] st = w.stamps;
+            if (p.k == 0) {
+                assertThat(st[Stage.FIRST_PACKET.ordinal()]).as("%s: first packet stamp", p).isEqualTo(p.sentPs);
+                boolean dma = !read && !w.inline && w.length > 0;
+                if (dma) {
+                    assertThat(st[Stage.PAYLOAD_READ.ordinal()]).as("%s: payload read stamp", p)
+                            .isNotEqualTo(Stage.NOT_REACHED).isLessThanOrEqualTo(p.sentPs);
+                } else {
+                    assertThat(st[Stage.PAYLOAD_READ.ordinal()]).as("%s: no payload read", p).isEqualTo(Stage.NOT_REACHED);
+                }
+            }
+            if (read || p.k == w.packets - 1) {
+                assertThat(st[Stage.LAST_PACKET.ordinal()]).as("%s: last packet stamp", p).isEqualTo(p.sentPs);
+                assertThat(st[Stage.REMOTE_PLACED.ordinal()]).as("%s: the last frame carries its request's record", p)
+                        .isEqualTo(p.arrivedPs);
+            }
+        }
     }
     /**
      * With every slot taken and an ACK, READ responses and requests all waiting, the freed slots go to the ACKs
@@ -611,6 +668,9 @@ class TransmitterTest {
         rig.inboundRead(d);
         rig.inboundRead(d);
         rig.owe(b);
+        assertThat(rig.tx.busyWith(c.qp)).as("an ACK queued").isTrue();
+        assertThat(rig.tx.busyWith(d.qp)).as("READ responses queued").isTrue();
+        assertThat(rig.tx.busyWith(a.qp)).isFalse();
         int responses = d.reads.get(0).packets + d.reads.get(1).packets;
         assertThat(rig.taken).as("nothing more fits now").hasSize(before);
         rig.h.sim.runUntil(2_000_000_000_000L);
@@ -623,6 +683,7 @@ class TransmitterTest {
         assertThat(kinds.subList(firstRequest, kinds.size())).as("then the requests").containsOnly(KIND_REQUEST);
         assertThat(d.answered).isEqualTo(2);
         assertThat(rig.seen).isEqualTo(rig.taken.size());
+        assertThat(rig.bufferFrees).as("QP1 hears of each freed link buffer first").isPositive();
     }
 
     /**
@@ -655,5 +716,147 @@ class TransmitterTest {
         rig.tx.pump();
         rig.h.sim.runUntil(2_000_000_000_000L);
         assertThat(rig.seen).as("the packet left, with its bytes").isEqualTo(1);
+    }
+
+    /**
+     * An inline SEND on an idle transmitter: its frame is built in the packetizer's cycles from the first clock edge
+     * and reaches the MAC after the pipeline's cycles too; the requester hears of it at that instant. Back-to-back
+     * frames still start the packetizer's cycles apart (the pipeline adds latency, not time per frame).
+     */
+    @Test
+    void aFrameLeavesAfterThePacketCyclesAndThePipeline() {
+        int pipeline = 17;
+        Rig rig = new Rig(13, new SplittableRandom(13), 4, 256, 4, 1, pipeline);
+        rig.windowClosesIn12 = 0;
+        QpState q = rig.addQp(20);
+        for (int i = 0; i < 3; i++) {
+            Wr w = new Wr(1, 64);
+            w.clear();
+            w.opcode = WqeOpcode.SEND;
+            w.length = 32;
+            w.inline = true;
+            w.packets = 1;
+            w.firstPsn = q.nextPsn;
+            q.nextPsn = Psn.add(q.nextPsn, 1);
+            q.posted.add(w);
+        }
+        rig.scheduler.add(q.qp);
+        rig.tx.pump();
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.seen).isEqualTo(3);
+        long cycle = NIC_CYCLE_PS;
+        for (int i = 0; i < 3; i++) {
+            assertThat(rig.taken.get(i).sentPs).as("frame %d", i)
+                    .isEqualTo((long) (i + 1) * rig.packetCycles * cycle + pipeline * cycle);
+        }
+    }
+
+    /** Inline SENDs queued on {@code q}, one packet each. */
+    private static void inlineSends(Rig rig, QpState q, int n) {
+        for (int i = 0; i < n; i++) {
+            Wr w = new Wr(1, 64);
+            w.clear();
+            w.opcode = WqeOpcode.SEND;
+            w.length = 32;
+            w.inline = true;
+            w.packets = 1;
+            w.firstPsn = q.nextPsn;
+            q.nextPsn = Psn.add(q.nextPsn, 1);
+            q.posted.add(w);
+        }
+        rig.scheduler.add(q.qp);
+        rig.tx.pump();
+    }
+
+    /**
+     * One slot and inline SENDs (no payload read, so no DMA completion pumps the transmitter): the slot is freed when
+     * its frame has been built, by an event, and the next packet takes it at once, so frames leave back to back. The
+     * slots bound counts the time the one slot is taken; the statistics brought up to date afterwards show it free.
+     */
+    @Test
+    void oneSlotSendsBackToBackAndItsOccupancyIsCounted() {
+        Rig rig = new Rig(14, new SplittableRandom(14), 1, 256, 4, 1, 0);
+        rig.windowClosesIn12 = 0;
+        QpState q = rig.addQp(20);
+        inlineSends(rig, q, 4);
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.seen).as("every frame left").isEqualTo(4);
+        for (int i = 0; i < 4; i++) {
+            assertThat(rig.taken.get(i).sentPs).as("frame %d", i).isEqualTo((long) (i + 1) * rig.packetCycles * NIC_CYCLE_PS);
+        }
+        rig.tx.stats().refresh();
+        dev.rdmasim.kernel.stats.Bound slots = rig.tx.stats().bounds().get(0);
+        assertThat(slots.full()).as("the slot is free at the end").isFalse();
+        assertThat(slots.fullTimePs()).as("taken while each frame was built").isEqualTo(4L * rig.packetCycles * NIC_CYCLE_PS);
+        dev.rdmasim.kernel.stats.TimeAverage inUse = rig.tx.stats().stats().stream()
+                .filter(st -> st.name().equals("slotsInUse")).map(st -> (dev.rdmasim.kernel.stats.TimeAverage) st)
+                .findFirst().orElseThrow();
+        assertThat(inUse.level()).isZero();
+        assertThat(inUse.max()).isEqualTo(1);
+    }
+
+    /** A slot freed lazily (no event: nothing waits for it) shows as free once the statistics are brought up to date. */
+    @Test
+    void refreshingTheStatisticsFreesTheSlotsWhoseFramesLeft() {
+        Rig rig = new Rig(16, new SplittableRandom(16), 4, 256, 4, 1, 0);
+        rig.windowClosesIn12 = 0;
+        QpState q = rig.addQp(20);
+        inlineSends(rig, q, 2);
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.seen).isEqualTo(2);
+        dev.rdmasim.kernel.stats.TimeAverage inUse = rig.tx.stats().stats().stream()
+                .filter(st -> st.name().equals("slotsInUse")).map(st -> (dev.rdmasim.kernel.stats.TimeAverage) st)
+                .findFirst().orElseThrow();
+        rig.tx.stats().refresh();
+        assertThat(inUse.level()).isZero();
+    }
+
+    /**
+     * A QP queued for READ responses with none held (nothing left to answer) leaves the queue and sends nothing; the
+     * requests waiting behind it in the same turn of the pump still go.
+     */
+    @Test
+    void aQpQueuedForReadResponsesWithNoneHeldSendsNothing() {
+        Rig rig = new Rig(17, new SplittableRandom(17), 4, 256, 4, 1, 0);
+        rig.windowClosesIn12 = 0;
+        QpState q = rig.addQp(20);
+        Wr w = new Wr(1, 64);
+        w.clear();
+        w.opcode = WqeOpcode.SEND;
+        w.length = 16;
+        w.inline = true;
+        w.packets = 1;
+        w.firstPsn = q.nextPsn;
+        q.posted.add(w);
+        rig.scheduler.add(q.qp);
+        rig.tx.queueReadResponse(q.qp);
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.taken).extracting(p -> p.kind).containsExactly(KIND_REQUEST);
+        assertThat(rig.seen).isEqualTo(1);
+        assertThat(rig.tx.busyWith(q.qp)).isFalse();
+    }
+
+    /** The READ-response queue reports itself full at 16 QPs, so the responder holds back further inbound READs. */
+    @Test
+    void theReadResponseQueueIsFullAtSixteenQps() {
+        Rig rig = new Rig(15, new SplittableRandom(15), 1, 256, 1);
+        rig.holdMax = 1_000_000_000; // the sink keeps the one link buffer: the slot stays taken
+        List<QpState> qs = new ArrayList<>();
+        for (int i = 0; i < 18; i++) {
+            qs.add(rig.addQp(40 + i));
+        }
+        int queuedAtFull = -1;
+        for (int i = 0; i < qs.size() && queuedAtFull < 0; i++) {
+            rig.inboundRead(qs.get(i));
+            if (rig.tx.readQueueFull()) {
+                queuedAtFull = i + 1;
+            }
+        }
+        assertThat(queuedAtFull).as("QPs with READs when the queue was full").isBetween(16, 18);
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        for (QpState q : qs) {
+            assertThat(q.reads).as("QP %d: its READ answered", q.qp.qpn).isEmpty();
+        }
+        assertThat(rig.seen).isEqualTo(rig.taken.size());
     }
 }
