@@ -99,7 +99,7 @@ class CmMadLimitsTest {
         m.attributeId = CmMad.ATTR_REQ;
         byte[] full = new byte[92];
         Arrays.fill(full, (byte) 7);
-        m.privateData(full, 0, 92);
+        assertThat(m.privateData(full, 0, 92)).isSameAs(m);
         assertThat(m.privateDataLength).isEqualTo(92);
         m.privateData(new byte[] {1, 2, 3, 4}, 1, 2);
         assertThat(m.privateDataLength).isEqualTo(2);
@@ -185,6 +185,49 @@ class CmMadLimitsTest {
         assertThat(m.pathMtuCode).isEqualTo(3);
         assertThat(m.pkey).isEqualTo(0xFFFF);
         assertThat(m.hopLimit).isEqualTo(64);
+    }
+
+    /** What earlier tests leave at zero: REP's target ACK delay, a REJ of another message, both LIDs, reserved bytes. */
+    @Test
+    void bitFieldsBothLidsAndReservedBytes() {
+        byte[] b = new byte[CmMad.SIZE + 2];
+        Arrays.fill(b, (byte) 0x5A);
+        CmMad m = new CmMad().clear();
+        m.attributeId = CmMad.ATTR_REQ;
+        m.encode(b, 1);
+        assertThat(RoceLayout.u16(b, 1 + CmMad.REQ_PRIMARY_LOCAL_LID)).isEqualTo(0xFFFF);
+        assertThat(RoceLayout.u16(b, 1 + CmMad.REQ_PRIMARY_REMOTE_LID)).isEqualTo(0xFFFF);
+        // Status, the reserved word after the local ID and the attribute modifier: zero, whatever was there.
+        assertThat(RoceLayout.u32(b, 1 + CmMad.OFF_STATUS)).isZero();
+        assertThat(RoceLayout.u32(b, 1 + CmMad.OFF_REMOTE_COMM_ID)).isZero();
+        assertThat(RoceLayout.u32(b, 1 + CmMad.OFF_ATTRIBUTE_MODIFIER)).isZero();
+        assertThat(b[0]).isEqualTo((byte) 0x5A);
+        assertThat(b[CmMad.SIZE + 1]).isEqualTo((byte) 0x5A);
+
+        m.clear();
+        m.attributeId = CmMad.ATTR_REP;
+        m.targetAckDelay = 17;
+        m.rnrRetryCount = 5;
+        m.encode(b, 0);
+        assertThat(b[CmMad.REP_BYTE_26] & 0xFF).isEqualTo(17 << 3);
+        assertThat(b[CmMad.REP_BYTE_27] & 0xFF).isEqualTo(5 << 5);
+        CmMad d = new CmMad();
+        assertThat(d.decode(b, 0)).isTrue();
+        assertThat(d.targetAckDelay).isEqualTo(17);
+        assertThat(d.rnrRetryCount).isEqualTo(5);
+
+        m.clear();
+        m.attributeId = CmMad.ATTR_REJ;
+        m.messageRejected = CmMad.REJECTED_OTHER;
+        m.rejectReason = CmMad.REJ_STALE_CONNECTION;
+        m.encode(b, 0);
+        assertThat(d.decode(b, 0)).isTrue();
+        assertThat(d.messageRejected).isEqualTo(CmMad.REJECTED_OTHER);
+        assertThat(d.rejectReason).isEqualTo(10);
+        m.messageRejected = CmMad.REJECTED_REP;
+        m.encode(b, 0);
+        assertThat(d.decode(b, 0)).isTrue();
+        assertThat(d.messageRejected).isEqualTo(CmMad.REJECTED_REP);
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.hw.Module;
 import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.collections.impl.list.mutable.primitive.LongArrayList;
@@ -56,6 +57,45 @@ class LinkCatchUpTest {
         assertThat(got).isEmpty();
         assertThat(link.a().freeBuffers()).isEqualTo(16);
         assertThat(link.aToB().stalled()).isFalse();
+    }
+
+    @Test
+    void aLinkBuiltUnderAModuleIsNamedBelowItAndReportsItsConfiguration() {
+        Simulator sim = new Simulator(1);
+        Module top = new Module(sim, "nic") {
+        };
+        EthernetLink.Phy phy = new EthernetLink.Phy(EthernetLink.Fec.RS544, 30_000, 40_000);
+        EthernetLink.Config config = new EthernetLink.Config(200, 5_000, 3, phy);
+        EthernetLink cable = EthernetLink.cable(top, "port", config);
+        assertThat(cable.fullName()).isEqualTo("nic.port");
+        assertThat(cable.a().fullName()).isEqualTo("nic.port.a");
+        assertThat(cable.b().fullName()).isEqualTo("nic.port.b");
+        assertThat(cable.bToA().fullName()).isEqualTo("nic.port.bToA");
+        assertThat(cable.config()).isSameAs(config);
+        assertThat(cable.rateGbps()).isEqualTo(200);
+        assertThat(cable.propagationPs()).isEqualTo(5_000);
+        assertThat(cable.phy()).isSameAs(phy);
+        assertThat(cable.a().bufferCount()).isEqualTo(3);
+        assertThat(cable.b().freeBuffers()).isEqualTo(3);
+        EthernetLink lo = EthernetLink.loopback(top, "lo", config);
+        assertThat(lo.isLoopback()).isTrue();
+        assertThat(lo.aToB().fullName()).isEqualTo("nic.lo.loop");
+        assertThat(EthernetLink.Fec.RS544.dataBits()).isEqualTo(5120);
+        assertThat(EthernetLink.Fec.RS272.dataBits()).isEqualTo(2560);
+        assertThat(EthernetLink.Fec.NONE.dataBits()).isZero();
+        assertThat(EthernetLink.Fec.RS528.key()).isEqualTo("rs528");
+
+        // The configured PHY times every frame: 200 Gb/s, 1000 bytes = 40960 ps on the line, then the codeword wait.
+        List<Long> arrivals = new ArrayList<>();
+        cable.b().connectReceiver(f -> arrivals.add(sim.now()) && Pump.consume(f));
+        Frame f = cable.a().acquire();
+        f.length(1000);
+        cable.a().send(f);
+        sim.run();
+        long codeword = 5120 * 1000 / 200;
+        long end = (1000 + 24) * 40L;
+        long decodable = (end + codeword - 1) / codeword * codeword;
+        assertThat(arrivals).containsExactly(decodable + 30_000 + 5_000 + 40_000);
     }
 
     @Test
