@@ -74,6 +74,85 @@ class FireFromElsewhereTest {
         }
     }
 
+    /** Never offers; its consumer end is ready from reset. */
+    static final class Idle extends ClockedModule {
+        final OutPort<String> out = outPort("out");
+        final InPort<String> in = inPort("in", true);
+
+        Idle(Module parent, String name, ClockDomain clock) {
+            super(parent, name, clock);
+        }
+
+        @Override
+        protected void evaluate() {
+        }
+    }
+
+    /**
+     * Between edges a channel no end latched at the last edge answers from its levels: valid up and ready down, or
+     * ready up and valid down, is no transfer.
+     */
+    @Test
+    void betweenEdgesAQuietChannelTransfersOnlyWithBothLevelsUp() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        Holder h = new Holder(top, c);
+        Refuser r = new Refuser(top, c);
+        Channels.connect(h.out, r.in);
+        Idle producer = new Idle(top, "producer", c);
+        Idle consumer = new Idle(top, "consumer", c);
+        Channels.connect(producer.out, consumer.in);
+        List<String> seen = new ArrayList<>();
+        sim.event("start", h::wake).schedule(0);
+        sim.event("look", () -> {
+            seen.add("cycle " + c.cycle());
+            seen.add("valid " + h.out.valid() + " ready " + h.out.ready() + " fire " + h.out.fire());
+            seen.add("valid " + producer.out.valid() + " ready " + producer.out.ready() + " fire " + consumer.in.fire());
+        }).schedule(5_500);
+        sim.run();
+        assertThat(seen).containsExactly("cycle 5", "valid true ready false fire false", "valid false ready true fire false");
+    }
+
+    /** Takes every item; records, in commit() and between edges, whether the cycle just run transferred. */
+    static final class Taker extends ClockedModule {
+        final InPort<String> in = inPort("in", true);
+        final List<String> log = new ArrayList<>();
+
+        Taker(Module parent, ClockDomain clock) {
+            super(parent, "taker", clock);
+        }
+
+        @Override
+        protected void evaluate() {
+            if (in.fire()) {
+                log.add("took " + in.bits() + " at " + cycle());
+            }
+        }
+
+        @Override
+        protected void commit() {
+            log.add("commit " + cycle() + " fire " + in.fire());
+        }
+    }
+
+    @Test
+    void theEndsAskingInCommitOrBetweenEdgesGetTheTransferOfTheCycleJustRun() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        Holder h = new Holder(top, c);
+        Taker t = new Taker(top, c);
+        Channels.connect(h.out, t.in);
+        sim.event("start", h::wake).schedule(0);
+        // Edge 2 moves the item and drops valid at its commit; half a cycle later the transfer of 2 is still the answer.
+        sim.event("between", () -> t.log.add("at " + sim.now() + " fire " + h.out.fire() + " valid " + h.out.valid()))
+                .schedule(2_500);
+        sim.run();
+        assertThat(t.log).containsExactly("took x at 2", "commit 2 fire true", "at 2500 fire true valid false",
+                "commit 3 fire false");
+    }
+
     @Test
     void anotherModuleSeesNoTransferInEvaluateAndCannotAskInCommit() {
         Simulator sim = new Simulator();
