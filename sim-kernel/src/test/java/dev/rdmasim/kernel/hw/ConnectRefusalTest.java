@@ -47,4 +47,21 @@ class ConnectRefusalTest {
         assertThatThrownBy(() -> new Top(sim)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("a top-level module named 'top' already exists");
     }
+
+    @Test
+    void aQueueDrivenReadyCannotBeSetAndModulesListTheirChildren() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain clk = ClockDomain.ofPeriod(sim, "clk", 1_000);
+        Fifo<Integer> q = new Fifo<>(top, "q", clk, 2, 1, false, false);
+        assertThatThrownBy(() -> q.enq.setReady(true)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("port 'top.q.enq' is driven by its queue");
+        TestProducer p = new TestProducer(top, "p", clk, 1, 0, 1);
+        assertThat(top.children()).containsExactly(q, p);
+        assertThat(q.children()).isEmpty();
+        assertThat(p.parent()).isSameAs(top);
+        assertThat(p).hasToString("top.p");
+        assertThat(top).hasToString("top");
+    }
 }
+

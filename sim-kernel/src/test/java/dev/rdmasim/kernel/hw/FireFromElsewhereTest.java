@@ -74,6 +74,25 @@ class FireFromElsewhereTest {
         }
     }
 
+    /** A consumer woken on its own, with nothing moving on its channel, does not pull its producer into the cycle. */
+    @Test
+    void aConsumerRunningAloneLeavesItsProducerAsleep() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain c = ClockDomain.ofPeriod(sim, "c", 1_000);
+        Holder h = new Holder(top, c);
+        Refuser r = new Refuser(top, c);
+        Channels.connect(h.out, r.in);
+        sim.event("start", () -> {
+            h.wake();
+            r.wakeAtCycle(10);
+        }).schedule(0);
+        sim.run();
+        // The holder ran at 1 (its offer) and 2 (valid rose); the refuser's own run at 10 moves nothing.
+        assertThat(h.evaluations).isEqualTo(2);
+        assertThat(c.evaluations()).isEqualTo(4);
+    }
+
     /** Never offers; its consumer end is ready from reset. */
     static final class Idle extends ClockedModule {
         final OutPort<String> out = outPort("out");
