@@ -85,6 +85,49 @@ class InboxTakeTest {
         assertThat(t.sizeSeen).containsExactly(3, 2, 1);
     }
 
+    /**
+     * An owner that looks at an item and leaves it for later is not woken again by the inbox: delivery woke it
+     * once, and only a take (which frees room) wakes it while items remain. A cycle without a take tells no
+     * sender to retry.
+     */
+    @Test
+    void anOwnerThatLeavesItsItemSleepsUntilItsOwnWakeUp() {
+        Simulator sim = new Simulator();
+        Top top = new Top(sim);
+        ClockDomain clk = ClockDomain.ofPeriod(sim, "clk", 1_000);
+        List<Long> evaluated = new ArrayList<>();
+        List<String> got = new ArrayList<>();
+        ClockedModule m = new ClockedModule(top, "m", clk) {
+            final Inbox<String> in = new Inbox<>(this, "in", 1);
+
+            {
+                int[] retries = {0};
+                TxPort<String> tx = new TxPort<>(sim, "src.out", () -> retries[0]++);
+                RxPort.connect(tx, in.rx);
+                sim.event("send", () -> {
+                    assertThat(tx.trySend("a")).isTrue();
+                    assertThat(tx.trySend("b")).isFalse();
+                }).schedule(100);
+                sim.event("check", () -> assertThat(retries[0]).as("no retry before the take").isZero())
+                        .schedule(5_500);
+            }
+
+            @Override
+            protected void evaluate() {
+                evaluated.add(cycle());
+                if (cycle() == 1) {
+                    wakeIn(5);
+                } else if (in.peek() != null) {
+                    got.add(in.take() + "@" + cycle());
+                }
+            }
+        };
+        sim.run();
+        assertThat(got).containsExactly("a@6");
+        assertThat(evaluated).containsExactly(1L, 6L);
+        assertThat(m.clock().edgesProcessed()).isEqualTo(2);
+    }
+
     @Test
     void wrapsAroundTheRingInOrder() {
         Simulator sim = new Simulator();
