@@ -77,6 +77,11 @@ class TraceCheckerProfilesTest {
                 .isEqualTo(912);
         assertThat(TraceChecker.hostProfile(host, null, "default", List.of("ndk.maxCqDepth=66"))
                 .getLong(Parameters.NDK_MAX_CQ_DEPTH)).isEqualTo(66);
+        // Without a directory, a profile file is relative to the working directory.
+        TraceLine file = TraceTexts.read(HEADER + "host A profile=no-such-profile.yaml\n").get(0);
+        assertThatThrownBy(() -> TraceChecker.hostProfile(file, null)).isInstanceOf(TraceError.class)
+                .hasMessage("t.trace:2:16: no-such-profile.yaml: cannot read profile file (NoSuchFileException:"
+                        + " no-such-profile.yaml)");
         TraceLine pd = TraceTexts.read(HEADER + "pd A.pd\n").get(0);
         assertThatThrownBy(() -> TraceChecker.hostProfile(pd, null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("not a host line: ");
@@ -103,6 +108,31 @@ class TraceCheckerProfilesTest {
             assertThat(c.summary()).isEqualTo(new TraceChecker.Summary(2, 4, 13));
             assertThat(c.waitedByContext()).containsExactly("B.cq");
         }
+    }
+
+    @Test
+    void aQpsPdAndCqsMustBeOnItsHost() {
+        String qp = "qp A.q2 pd=A.pd rcq=A.cq icq=A.cq iq=1 rq=1 isge=1 rsge=1 inline=0\n";
+        assertThat(TraceTexts.error(SETUP + qp, true)).isEqualTo("no error");
+        assertThat(TraceTexts.error(SETUP + qp.replace("pd=A.pd", "pd=B.pd"), true))
+                .isEqualTo("t.trace:15:12: 'B.pd' is on host B, but 'A.q2' is on host A");
+        assertThat(TraceTexts.error(SETUP + qp.replace("rcq=A.cq", "rcq=B.cq"), true))
+                .isEqualTo("t.trace:15:21: 'B.cq' is on host B, but 'A.q2' is on host A");
+    }
+
+    @Test
+    void emptyTransfersEndAtByteZeroOfTheirRegions() {
+        assertThat(TraceTexts.error(SETUP + "send A.qp ctx=s sge=A.src+0:0\nwrite A.qp ctx=w remote=B.dst+0\n"
+                + "read A.qp ctx=r sge=A.src+0:0 remote=B.dst+0\n", true)).isEqualTo("no error");
+    }
+
+    @Test
+    void aLineAnchoredToAnEarlierLineIsCheckedAgainstThatLinesTime() {
+        // Iteration 0's line sets anchor 0 at 2^62 - 904 ps; iteration 1's runs 1000 ps after it, past 2^62.
+        String t = SETUP + "repeat 2 as i every=1000ps\n  +4611686018427387000ps poll A.cq\nend\n";
+        assertThat(TraceTexts.error(t, true)).isEqualTo("t.trace:16:3: this line runs at 4611686018427388000 ps or later,"
+                + " past the latest time a trace may use (2^62 ps, about 53 days)");
+        assertThat(TraceTexts.error(t.replace("every=1000ps", "every=904ps"), true)).isEqualTo("no error");
     }
 
     @Test

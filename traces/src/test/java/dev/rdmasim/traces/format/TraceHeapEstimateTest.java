@@ -81,12 +81,31 @@ class TraceHeapEstimateTest {
         assertThat(error(t, (10L << 30) - 1)).contains("more than the Java heap of 10239 MiB:");
     }
 
+    /** The setup with host A allowed registrations of 4 EiB (2^62 bytes). */
+    private static final String HUGE = SETUP.replace("host A profile=default",
+            "host A profile=default set=ndk.maxRegistrationSize=4EiB");
+
+    @Test
+    void regionsWhosePagesPassTheRangeOfALongAreRefusedWithTheLargestFigure() {
+        // Three regions of 2^62 bytes, each named whole: more than 2^63 bytes in all.
+        String t = HUGE + "repeat 3 as i\n  mr A.r${i} pd=A.pd size=4EiB\n  send A.qp ctx=s sge=A.r${i}+0:4EiB\nend\n";
+        assertThat(error(t, Long.MAX_VALUE - 1)).startsWith("t.trace:16:3: this run would touch about "
+                + (Long.MAX_VALUE >> 30) + " GiB");
+        assertThat(error(t, Long.MAX_VALUE)).isEqualTo("no error");
+    }
+
+    @Test
+    void aCleanCheckReturnsItsSummary() {
+        assertThat(TraceChecker.check(new StringReader(SETUP + "flush A.qp\n"), "t.trace", Path.of("."), 1L << 30))
+                .isEqualTo(new TraceChecker.Summary(2, 1, 13));
+    }
+
     @Test
     void bytesNamedBeyondTheRangeOfALongSaturateInsteadOfWrapping() {
-        // 128 TiB named 70000 times: more than 2^63 bytes in one region, which still counts its size only.
-        String t = SETUP + "mr A.huge pd=A.pd size=128TiB\n"
-                + "repeat 70000 as i\n  send A.qp ctx=s sge=A.huge+0:128TiB\nend\n";
-        long pages = (128L << 40) / 4096 + 15;
+        // 2^62 bytes named three times: more than 2^63 bytes in one region, which still counts its size only.
+        String t = HUGE + "mr A.huge pd=A.pd size=4EiB\n"
+                + "repeat 3 as i\n  send A.qp ctx=s sge=A.huge+0:4EiB\nend\n";
+        long pages = (1L << 62) / 4096 + 15;
         pages += pages / 512;
         long need = BASE + pages * PAGE;
         assertThat(error(t, need)).isEqualTo("no error");

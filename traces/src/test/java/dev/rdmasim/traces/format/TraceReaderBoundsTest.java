@@ -53,6 +53,20 @@ class TraceReaderBoundsTest {
 
     @Test
     @Timeout(10)
+    void theLinesAndTheIterationsOfARepeatAreBoundedEachOnItsOwn() {
+        // Lines: two per iteration, half a billion iterations, after one line.
+        assertThat(first("flush A.p\nrepeat 500000000 as i\n  flush A.q\n  flush A.r\nend\n", 3))
+                .containsExactly("flush A.p NONE 0 -1 -1", "t.trace:3:8: " + TOO_LONG);
+        // Iterations: a billion that emit no line (the inner count is an expression), after one line.
+        assertThat(first("flush A.p\nrepeat 1000000000 as i\n  repeat ${i*0} as j\n    flush A.q\n  end\nend\n", 3))
+                .containsExactly("flush A.p NONE 0 -1 -1", "t.trace:3:8: " + TOO_LONG);
+        // Two inner repeats that add up to exactly the bound.
+        assertThat(first("repeat 1 as i\n  repeat 500000000 as j\n    flush A.q\n  end\n  repeat 500000000 as k\n"
+                + "    flush A.r\n  end\nend\n", 2)).hasSize(2).allMatch(s -> s.startsWith("flush A.q"));
+    }
+
+    @Test
+    @Timeout(10)
     void nestedRepeatsWithLiteralCountsAreWeighedWhole() {
         assertThat(first("repeat 2 as i\n  repeat 500000000 as j\n    flush A.q\n  end\nend\n", 2)).hasSize(2);
         assertThat(first("repeat 2 as i\n  repeat 500000001 as j\n    flush A.q\n  end\nend\n", 2))
