@@ -93,6 +93,7 @@ class TraceExpansionTest {
                 Arguments.of("send A.qp ctx=c sge=A.s+0:1,A.t:${i}", "3:31: expected a buffer MR+OFFSET:LENGTH such as A.src+0:4KiB, got 'A.t:${i}'"),
                 Arguments.of("send A.qp ctx=c sge=A.s+0:${i},x+0:1", "3:34: expected an object name HOST.NAME such as A.cq, got 'x'"),
                 Arguments.of("send A.qp ctx=c sge=A.s+${i}:1,A.s+0:${i-1}", "3:40: expected a size such as 4KiB, got '-1'"),
+                Arguments.of("send A.qp ctx=c sge=A.s+${i-1}:1", "3:27: expected a size such as 4KiB, got '-1'"),
                 Arguments.of("write A.qp ctx=c remote=B.d", "3:27: expected a remote region MR+OFFSET such as B.dst+0, got 'B.d'"),
                 Arguments.of("write A.qp ctx=c remote=B.d${i}", "3:27: expected a remote region MR+OFFSET such as B.dst+0, got 'B.d${i}'"),
                 Arguments.of("write A.qp ctx=c remote=B.d+${i}:4", "3:27: expected a remote region MR+OFFSET such as B.dst+0, got 'B.d+${i}:4'"),
@@ -105,6 +106,21 @@ class TraceExpansionTest {
     @MethodSource("structured")
     void structuredValuesWithExpressions(String line, String expected) {
         assertThat(TraceTexts.error(HEADER + "repeat 1 as i\n  " + line + "\nend\n", false)).isEqualTo("t.trace:" + expected);
+    }
+
+    @Test
+    void theLiteralPartsOfAValueWithExpressionsAreCheckedWhenTheBodyIsRead() {
+        // A repeat of zero iterations expands nothing, yet its body's literal parts are checked.
+        assertThat(TraceTexts.error(HEADER + "repeat 0 as i\n  send A.qp ctx=c sge=x+${i}:1\nend\n", false))
+                .isEqualTo("t.trace:3:23: expected an object name HOST.NAME such as A.cq, got 'x'");
+        assertThat(TraceTexts.error(HEADER + "repeat 0 as i\n  send A.qp ctx=c sge=A.s+1x:${i}\nend\n", false))
+                .isEqualTo("t.trace:3:27: expected a size such as 4KiB, got '1x'");
+        assertThat(TraceTexts.error(HEADER + "repeat 0 as i\n  send A.qp ctx=c sge=A.s+${i}:1x\nend\n", false))
+                .isEqualTo("t.trace:3:32: expected a size such as 4KiB, got '1x'");
+        assertThat(TraceTexts.error(HEADER + "repeat 0 as i\n  write A.qp ctx=c remote=y+${i}\nend\n", false))
+                .isEqualTo("t.trace:3:27: expected an object name HOST.NAME such as A.cq, got 'y'");
+        assertThat(TraceTexts.error(HEADER + "repeat 0 as i\n  write A.qp ctx=c remote=B.d${i}+1x\nend\n", false))
+                .isEqualTo("t.trace:3:35: expected a size such as 4KiB, got '1x'");
     }
 
     @Test
