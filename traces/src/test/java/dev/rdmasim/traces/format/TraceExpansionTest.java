@@ -117,6 +117,8 @@ class TraceExpansionTest {
                 .isEqualTo("t.trace:3:27: expected a size such as 4KiB, got '1x'");
         assertThat(TraceTexts.error(HEADER + "repeat 0 as i\n  send A.qp ctx=c sge=A.s+${i}:1x\nend\n", false))
                 .isEqualTo("t.trace:3:32: expected a size such as 4KiB, got '1x'");
+        assertThat(TraceTexts.error(HEADER + "repeat 0 as i\n  @1xs flush A.q\nend\n", false))
+                .isEqualTo("t.trace:3:4: expected a time such as 1.5us, got '1xs'");
         assertThat(TraceTexts.error(HEADER + "repeat 0 as i\n  write A.qp ctx=c remote=y+${i}\nend\n", false))
                 .isEqualTo("t.trace:3:27: expected an object name HOST.NAME such as A.cq, got 'y'");
         assertThat(TraceTexts.error(HEADER + "repeat 0 as i\n  write A.qp ctx=c remote=B.d${i}+1x\nend\n", false))
@@ -130,6 +132,14 @@ class TraceExpansionTest {
         assertThat(l.buffers("sge")).containsExactly(new Buffer("A.s", 1, 2, new Position("t.trace", 3, 24)),
                 new Buffer("A.t", 3, 4, new Position("t.trace", 3, 46)));
         assertThat(l.remote("remote")).isEqualTo(new Remote("B.d", 5, new Position("t.trace", 3, 71)));
+        TraceLine plus = read("repeat 1 as i\n  write A.qp ctx=c sge=A.s${i+1}+${i+2}:${i+3} remote=B.d${i+4}+${i+5}\nend\n")
+                .get(0);
+        assertThat(plus.buffers("sge")).containsExactly(new Buffer("A.s1", 2, 3, new Position("t.trace", 3, 24)));
+        assertThat(plus.remote("remote")).isEqualTo(new Remote("B.d4", 5, new Position("t.trace", 3, 55)));
+        assertThat(TraceTexts.error(HEADER + "repeat 1 as i\n  send A.qp ctx=c sge=A.s}${i+1}+0:1\nend\n", false))
+                .isEqualTo("t.trace:3:23: expected an object name HOST.NAME such as A.cq, got 'A.s}1'");
+        assertThat(TraceTexts.error(HEADER + "repeat 1 as i\n  send A.qp ctx=c sge=A.s+${i}:1$\nend\n", false))
+                .isEqualTo("t.trace:3:32: expected a size such as 4KiB, got '1$'");
         TraceLine one = read("repeat 1 as i\n  send A.qp ctx=c sge=A.s${i}+${i}:1\nend\n").get(0);
         assertThat(one.buffers("sge")).containsExactly(new Buffer("A.s0", 0, 1, new Position("t.trace", 3, 23)));
     }
