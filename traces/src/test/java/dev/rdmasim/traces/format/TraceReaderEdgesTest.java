@@ -41,6 +41,15 @@ class TraceReaderEdgesTest {
     }
 
     @Test
+    void theColumnsOfKeysAndBuffersAfterAWideCharacterCountCharactersInEveryIteration() {
+        assertThat(TraceTexts.error(SETUP + "wait A.cq ctx=\uD83D\uDE00 count=1\n", true))
+                .isEqualTo("t.trace:15:23: wait takes ctx= or count=, not both");
+        // The buffer is literal: every iteration shares it, and its column is converted once.
+        assertThat(TraceTexts.error(SETUP + "repeat 2 as i\n  send A.qp ctx=\uD83D\uDE00 sge=A.src+0:1\n  close A.src\nend\n",
+                true)).isEqualTo("t.trace:16:23: 'A.src' is closed (at t.trace:17:3)");
+    }
+
+    @Test
     void codePointColumns() {
         String s = "a\uD83D\uDE00b";
         assertThat(TraceReader.codePointColumn(s, 1)).isEqualTo(1);
