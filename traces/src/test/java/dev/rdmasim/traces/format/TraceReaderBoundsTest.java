@@ -85,6 +85,25 @@ class TraceReaderBoundsTest {
     }
 
     @Test
+    @Timeout(10)
+    void anInnerRepeatOfSeveralLinesWeighsItsCountTimesItsLines() {
+        String three = "    flush A.q\n    flush A.r\n    flush A.s\n";
+        // 333333333 iterations of three lines: 999999999 lines, one below the bound.
+        assertThat(first("repeat 1 as i\n  repeat 333333333 as j\n" + three + "  end\nend\n", 1)).hasSize(1)
+                .allMatch(x -> x.startsWith("flush A.q"));
+        assertThat(first("repeat 2 as i\n  repeat 250000000 as j\n    flush A.q\n    flush A.r\n  end\nend\n", 1))
+                .hasSize(1).allMatch(x -> x.startsWith("flush A.q"));
+        assertThat(first("repeat 2 as i\n  repeat 250000001 as j\n    flush A.q\n    flush A.r\n  end\nend\n", 1))
+                .containsExactly("t.trace:2:8: " + TOO_LONG);
+        // 10^18 iterations of ten lines: the weight saturates instead of wrapping, and the outer repeat is refused.
+        assertThat(first("repeat 1 as i\n  repeat 1000000000000000000 as j\n" + "    flush A.q\n".repeat(10) + "  end\nend\n", 1))
+                .containsExactly("t.trace:2:8: " + TOO_LONG);
+        // An inner repeat whose body's count is an expression weighs nothing in advance.
+        assertThat(first("repeat 2 as i\n  repeat 3 as j\n    repeat ${i} as k\n      flush A.q\n    end\n  end\nend\n", 9))
+                .hasSize(3);
+    }
+
+    @Test
     void anIterationThatWouldStartPastTheLargestTimeIsAnErrorAtEvery() {
         String t = "repeat 3 as i every=4611686018427387904ps\n  flush A.q\nend\n";
         assertThat(first(t, 3)).containsExactly("flush A.q NONE 0 -1 0", "flush A.q ANCHORED 4611686018427387904 0 -1",
