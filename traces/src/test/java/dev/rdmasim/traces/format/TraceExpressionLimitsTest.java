@@ -59,6 +59,10 @@ class TraceExpressionLimitsTest {
     void plusSignsOneAfterAnotherNestNothing() {
         assertThat(contexts("send A.q ctx=${" + "+1*".repeat(100) + "1}\n")).containsExactly("1");
         assertThat(contexts("send A.q ctx=${" + "+1+".repeat(100) + "1}\n")).containsExactly("101");
+        // Plus signs in a row nest like minus signs: 64 are the most.
+        assertThat(contexts("send A.q ctx=${" + "+".repeat(64) + "7}\n")).containsExactly("7");
+        assertThat(error("flush A.q${" + "+".repeat(65) + "7}\n")).isEqualTo("t.trace:2:10: expression nests deeper than 64 levels"
+                + " (parentheses, signs or chained operators) in ${" + "+".repeat(65) + "7}");
     }
 
     @Test

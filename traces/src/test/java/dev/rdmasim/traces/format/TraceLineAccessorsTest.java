@@ -49,6 +49,7 @@ class TraceLineAccessorsTest {
         TraceLine c = only("connect A.qp B.qp port=7");
         byte[] dflt = {1, 2};
         assertThat(c.bytes("data", dflt)).isSameAs(dflt);
+        assertThat(only("connect A.qp B.qp port=7 data=0a0B").bytes("data", dflt)).containsExactly(0x0a, 0x0b);
         assertThat(only("host A").settings("set")).isEmpty();
         assertThat(only("qp A.q pd=A.pd rcq=A.c icq=A.c iq=1 rq=1 isge=1 rsge=1 inline=0").size("inline", 9)).isZero();
         assertThat(only("repeat 1 as i\n  moderate A.cq interval=${i+1}ns count=1\nend").time("interval", 5)).isEqualTo(1000);
