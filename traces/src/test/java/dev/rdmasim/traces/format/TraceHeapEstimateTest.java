@@ -95,6 +95,14 @@ class TraceHeapEstimateTest {
     }
 
     @Test
+    void aRemoteRangeOfMoreThan2To63BytesSaysSoInsteadOfANegativeLength() {
+        String t = HUGE + "mr A.h pd=A.pd size=4EiB\n"
+                + "write A.qp ctx=w sge=A.h+0:4EiB,A.h+0:4EiB,A.h+0:4EiB remote=B.dst+0\n";
+        assertThat(error(t, Long.MAX_VALUE)).isEqualTo("t.trace:16:62: remote range B.dst+0 of 9223372036854775807 bytes"
+                + " ends at byte 9223372036854775807, past the end of 'B.dst' (size 65536)");
+    }
+
+    @Test
     void aCleanCheckReturnsItsSummary() {
         assertThat(TraceChecker.check(new StringReader(SETUP + "flush A.qp\n"), "t.trace", Path.of("."), 1L << 30))
                 .isEqualTo(new TraceChecker.Summary(2, 1, 13));
