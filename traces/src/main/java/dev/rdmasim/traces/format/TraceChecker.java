@@ -480,7 +480,7 @@ public final class TraceChecker {
         long end = b.offset() + b.length();
         if (end < 0 || end > mr.size) {
             throw new TraceError(b.position(), "range " + b.mr() + "+" + b.offset() + ":" + b.length() + " ends at byte "
-                    + end + ", past the end of '" + b.mr() + "' (size " + mr.size + ")");
+                    + (end < 0 ? "2^63 or beyond" : end) + ", past the end of '" + b.mr() + "' (size " + mr.size + ")");
         }
         if (b.length() == 0) {
             throw new TraceError(b.position(), "a range of " + l.keyword() + " must hold at least 1 byte");
@@ -505,7 +505,8 @@ public final class TraceChecker {
             long end = r.offset() + b.length();
             if (end < 0 || end > other.size) {
                 throw new TraceError(r.position(), "range " + r.mr() + "+" + r.offset() + " of " + b.length()
-                        + " bytes ends at byte " + end + ", past the end of '" + r.mr() + "' (size " + other.size + ")");
+                        + " bytes ends at byte " + (end < 0 ? "2^63 or beyond" : end) + ", past the end of '" + r.mr()
+                        + "' (size " + other.size + ")");
             }
         }
     }
