@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.kernel.hw.Module;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -154,5 +155,23 @@ class PcieInvariantsTest {
         assertThatThrownBy(() -> link.dma().addChannel("two", 4)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("pcie.dma already has a channel named 'two'");
         assertThat(link.dma().channels()).extracting(DmaChannel::name).containsExactly("one", "two");
+    }
+
+    /** A link built inside a parent is named under it and keeps its configuration; it cannot be built without one. */
+    @Test
+    void aLinkInsideAParentKeepsItsConfigurationAndNeedsOne() {
+        Simulator sim = new Simulator(1);
+        Module nic = new Module(sim, "nic") {
+        };
+        PcieConfig cfg = PcieConfig.defaults().withReadTags(3);
+        PcieLink link = new PcieLink(nic, "pcie", cfg, new HostMemory("host"));
+        assertThat(link.config()).isSameAs(cfg);
+        assertThat(link.dma().fullName()).isEqualTo("nic.pcie.dma");
+        assertThat(link.up().fullName()).isEqualTo("nic.pcie.up");
+        assertThatThrownBy(() -> new PcieLink(nic, "other", null, new HostMemory("host")))
+                .isInstanceOf(NullPointerException.class).hasMessage("config");
+        assertThatThrownBy(() -> new PcieLink(sim, "top", null, new HostMemory("host")))
+                .isInstanceOf(NullPointerException.class).hasMessage("config");
+        assertThat(new PcieLink(sim, "top2", cfg, new HostMemory("host")).config()).isSameAs(cfg);
     }
 }
