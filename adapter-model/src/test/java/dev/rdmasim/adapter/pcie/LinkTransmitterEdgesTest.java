@@ -7,6 +7,7 @@ import dev.rdmasim.adapter.host.HostMemory;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.hw.Module;
+import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.wave.SignalFilter;
 import dev.rdmasim.kernel.wave.VcdWriter;
 import java.io.StringWriter;
@@ -203,14 +204,16 @@ class LinkTransmitterEdgesTest {
         assertThat(seen).containsExactly(0, 1, 1);
     }
 
-    private static final String[] COUNTS = {"wireBytes", "payloadBytes", "overheadBytes", "onWire", "queued"};
+    private static final String[] COUNTS = {"wireBytes", "payloadBytes", "overheadBytes", "onWire", "queued",
+        "bytesMWr statistic"};
 
     /**
      * Eight stores at time zero on a link with 20 us of latency: nothing of the link runs until the first delivery,
-     * yet each count asked for first at 5 us, when every store is on the wire, is already up to date.
+     * yet each count asked for first at 5 us (or the statistics, as a dump refreshes them), when every store is on
+     * the wire, is already up to date.
      */
     @ParameterizedTest
-    @ValueSource(ints = {0, 1, 2, 3, 4})
+    @ValueSource(ints = {0, 1, 2, 3, 4, 5})
     void eachCountIsCurrentWhenItIsTheFirstThingAskedOfTheLink(int first) {
         PcieConfig cfg = PcieConfig.defaults().withLatencies(0, 20_000_000).withQueues(16, 16);
         Simulator sim = new Simulator(1);
@@ -231,7 +234,13 @@ class LinkTransmitterEdgesTest {
                     case 1 -> down.payloadBytes();
                     case 2 -> down.overheadBytes();
                     case 3 -> down.onWire();
-                    default -> down.queued();
+                    case 4 -> down.queued();
+                    default -> {
+                        // A statistics dump refreshes the group first.
+                        down.stats().refresh();
+                        yield ((Counter) down.stats().stats().stream()
+                                .filter(st -> st.name().equals("bytesMWr")).findFirst().orElseThrow()).value();
+                    }
                 };
             }
         }).schedule(5_000_000);
@@ -239,7 +248,7 @@ class LinkTransmitterEdgesTest {
         long overhead = pcie.down().overheadBytes();
         assertThat(overhead).isPositive();
         assertThat(at5us).containsExactly(8 * cfg.requestOverheadBytes() + 8 + 7 * 256 + overhead, 8 + 7 * 256,
-                overhead, 8, 0);
+                overhead, 8, 0, 8 * cfg.requestOverheadBytes() + 8 + 7 * 256);
     }
 
     /**

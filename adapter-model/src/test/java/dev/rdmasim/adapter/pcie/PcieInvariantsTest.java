@@ -164,8 +164,12 @@ class PcieInvariantsTest {
         Module nic = new Module(sim, "nic") {
         };
         PcieConfig cfg = PcieConfig.defaults().withReadTags(3);
-        PcieLink link = new PcieLink(nic, "pcie", cfg, new HostMemory("host"));
+        HostMemory mem = new HostMemory("host");
+        PcieLink link = new PcieLink(nic, "pcie", cfg, mem);
         assertThat(link.config()).isSameAs(cfg);
+        assertThat(link.host().memory()).isSameAs(mem);
+        // The pool starts with TLPs made ahead of the first use.
+        assertThat(link.tlpsAllocated()).isPositive();
         assertThat(link.dma().fullName()).isEqualTo("nic.pcie.dma");
         assertThat(link.up().fullName()).isEqualTo("nic.pcie.up");
         assertThatThrownBy(() -> new PcieLink(nic, "other", null, new HostMemory("host")))
