@@ -156,6 +156,8 @@ class DmaPortTest {
         int refused = n;
         DmaRequest retry = new DmaRequest().write(0x1000L * (refused + 1), new byte[256], 0, 256, cb, refused, false);
         assertThat(port.blocked()).as("a refused offer is the client's to retry").isFalse();
+        assertThat(port.channel().name()).isEqualTo("w");
+        assertThat(port).hasToString("port pcie.dma.w (0 held)");
         port.onReady(() -> {
             log.add("ready");
             assertThat(port.offer(retry)).isTrue();

@@ -136,4 +136,46 @@ class HostBridgeTest {
         assertThat(applied.get(0)).isBetween(1_000_000L, 1_200_000L);
         assertThat(counter(sim, "pcie.rc.readsServed")).isEqualTo(1);
     }
+
+    /**
+     * Forty writes reach the root complex while the first ten are still committing: the writes waiting to commit
+     * outgrow the sixteen places the root complex starts with after those it took first have left, so the places
+     * have wrapped. Every write still commits the host write latency after it arrives, in arrival order, with its
+     * own bytes.
+     */
+    @Test
+    void writesCommitInArrivalOrderWhileMoreArriveThanTheFirstSixteenPlaces() {
+        long latency = 2_000_000;
+        Simulator sim = new Simulator(1);
+        HostMemory mem = new HostMemory("host");
+        PcieLink link = new PcieLink(sim, "pcie", PcieConfig.defaults().withHostWriteLatency(latency), mem);
+        List<String> arrived = new ArrayList<>();
+        link.up().connect(link.dma().linkEnd, new TlpTap(link.host().linkEnd,
+                t -> arrived.add(Long.toHexString(t.address()) + "@" + (sim.now() + latency))));
+        List<String> committed = new ArrayList<>();
+        int[] most = {0};
+        link.host().setWriteObserver((addr, len) -> {
+            committed.add(Long.toHexString(addr) + "@" + sim.now());
+            most[0] = Math.max(most[0], link.host().writesCommitting() + 1);
+        });
+        DmaChannel ch = link.dma().addChannel("wr", 64);
+        byte[][] data = new byte[40][];
+        for (int i = 0; i < 40; i++) {
+            data[i] = new byte[32];
+            java.util.Arrays.fill(data[i], (byte) (i + 1));
+            DmaRequest w = new DmaRequest().write(0x10000L * (i + 1), data[i], 0, 32, WRITES, i, false);
+            // Ten at once; thirty more arriving as the first ten commit, one about every 7 ns.
+            sim.event("w" + i, () -> ch.submit(w)).schedule(i < 10 ? 0 : latency);
+        }
+        sim.run();
+        assertThat(committed).hasSize(40).containsExactlyElementsOf(arrived);
+        assertThat(most[0]).isGreaterThan(16);
+        for (int i = 0; i < 40; i++) {
+            byte[] got = new byte[32];
+            mem.read(0x10000L * (i + 1), got, 0, 32);
+            assertThat(got).as("write %d", i).isEqualTo(data[i]);
+        }
+        assertThat(counter(sim, "pcie.rc.writesApplied")).isEqualTo(40);
+        assertThat(counter(sim, "pcie.rc.bytesApplied")).isEqualTo(40 * 32);
+    }
 }

@@ -8,9 +8,17 @@ import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Stat;
 import dev.rdmasim.kernel.stats.TimeAverage;
+import dev.rdmasim.kernel.wave.SignalFilter;
+import dev.rdmasim.kernel.wave.VcdWriter;
+import java.io.StringWriter;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -248,10 +256,11 @@ class LinkTransmitterReferenceTest {
 
     // ---- the test ---------------------------------------------------------------------------------------------
 
-    @ParameterizedTest
-    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
-    void everyTlpStartsEndsAndArrivesWhereTheReferenceSays(long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
+    /** A seed's link, class limits and sender script. */
+    private record Setup(PcieConfig cfg, int[] limits, List<Item> script) {
+    }
+
+    private static Setup setup(long seed, SplittableRandom rnd) {
         int[] mps = {128, 256, 512};
         PcieConfig cfg = PcieConfig.defaults().withLink(1 + rnd.nextInt(5), 1 << rnd.nextInt(6))
                 .withMps(mps[rnd.nextInt(3)])
@@ -270,6 +279,17 @@ class LinkTransmitterReferenceTest {
             long readyDelay = later ? rnd.nextLong(400_000) : 0;
             script.add(new Item(i, kind, overhead + payload, readyDelay, kind == TlpKind.MWR && rnd.nextBoolean()));
         }
+        return new Setup(cfg, limits, script);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void everyTlpStartsEndsAndArrivesWhereTheReferenceSays(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Setup setup = setup(seed, rnd);
+        PcieConfig cfg = setup.cfg;
+        int[] limits = setup.limits;
+        List<Item> script = setup.script;
         Simulator sim = new Simulator(seed);
         Harness h = new Harness(sim, rnd, cfg, limits, script);
         h.tick.schedule(0);
@@ -347,4 +367,105 @@ class LinkTransmitterReferenceTest {
         }
     }
 
+
+    /**
+     * With its signals traced the link times every TLP as before, and the waveform shows the reference's levels at
+     * their instants: busy from each TLP's start to the end of the DLLP and SKIP bytes after it (unless the next
+     * TLP follows at once), queued from a TLP's ready time to its start, onWire from its last byte to its arrival.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void tracedSignalsFollowTheReference(long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Setup setup = setup(seed, rnd);
+        Simulator sim = new Simulator(seed);
+        StringWriter out = new StringWriter();
+        VcdWriter vcd = new VcdWriter(out, sim::now, SignalFilter.ALL);
+        sim.attachWave(vcd);
+        Harness h = new Harness(sim, rnd, setup.cfg, setup.limits, setup.script);
+        h.tick.schedule(0);
+        sim.run();
+        vcd.close();
+
+        List<Item> order = reference(setup.cfg, setup.script);
+        assertThat(h.arrivals).as("arrival order").containsExactlyElementsOf(order);
+        long latency = setup.cfg.linkLatencyPs();
+        List<long[]> busy = new ArrayList<>();
+        List<long[]> queued = new ArrayList<>();
+        List<long[]> onWire = new ArrayList<>();
+        for (Item it : order) {
+            assertThat(it.startSeen).as("start of %d", it.id).isEqualTo(it.start);
+            assertThat(it.arrivedPs).as("arrival of %d", it.id).isEqualTo(it.end + latency);
+            assertThat(it.sentPs).as("end reported for %d", it.id).isEqualTo(it.notify ? it.end : -1);
+            busy.add(new long[] {it.start, 1});
+            busy.add(new long[] {it.free, -1});
+            queued.add(new long[] {it.readyPs, 1});
+            queued.add(new long[] {it.start, -1});
+            onWire.add(new long[] {it.end, 1});
+            onWire.add(new long[] {it.end + latency, -1});
+        }
+        Map<String, List<long[]>> wave = parseTimed(out.toString());
+        assertThat(steps(wave.get("top.link.busy"))).as("busy").containsExactlyElementsOf(levels(busy));
+        assertThat(steps(wave.get("top.link.queued"))).as("queued").containsExactlyElementsOf(levels(queued));
+        assertThat(steps(wave.get("top.link.onWire"))).as("onWire").containsExactlyElementsOf(levels(onWire));
+        assertThat(levels(queued)).as("the queue was traced").hasSizeGreaterThan(order.size() / 2);
+    }
+
+    /** Each signal's changes in a dump as {time, value}, by hierarchical name. */
+    static Map<String, List<long[]>> parseTimed(String vcd) {
+        Map<String, String> names = new HashMap<>();
+        Map<String, List<long[]>> values = new LinkedHashMap<>();
+        Deque<String> scope = new ArrayDeque<>();
+        long time = 0;
+        for (String line : vcd.split("\n")) {
+            String[] w = line.split(" ");
+            if (line.startsWith("$scope")) {
+                scope.addLast(w[2]);
+            } else if (line.startsWith("$upscope")) {
+                scope.removeLast();
+            } else if (line.startsWith("$var")) {
+                String name = String.join(".", scope) + "." + w[4];
+                names.put(w[3], name);
+                values.put(name, new ArrayList<>());
+            } else if (line.startsWith("#")) {
+                time = Long.parseLong(line.substring(1));
+            } else if (line.startsWith("b")) {
+                values.get(names.get(w[1])).add(new long[] {time, Long.parseUnsignedLong(w[0].substring(1), 2)});
+            } else if ((line.startsWith("0") || line.startsWith("1")) && names.containsKey(line.substring(1))) {
+                values.get(names.get(line.substring(1))).add(new long[] {time, line.charAt(0) - '0'});
+            }
+        }
+        return values;
+    }
+
+    /** The level a signal settles at after each instant it changes, as "time=value", from an initial 0. */
+    static List<String> steps(List<long[]> changes) {
+        List<String> out = new ArrayList<>();
+        long level = 0;
+        for (int i = 0; i < changes.size(); i++) {
+            long t = changes.get(i)[0];
+            long v = changes.get(i)[1];
+            if (i + 1 < changes.size() && changes.get(i + 1)[0] == t) {
+                continue; // a later change at the same instant wins
+            }
+            if (v != level) {
+                out.add(t + "=" + v);
+                level = v;
+            }
+        }
+        return out;
+    }
+
+    /** The same form for a level made of +1 and -1 steps (busy is 1 while its level is positive). */
+    private static List<String> levels(List<long[]> deltas) {
+        List<long[]> sorted = new ArrayList<>(deltas);
+        sorted.sort(Comparator.comparingLong(d -> d[0]));
+        List<long[]> changes = new ArrayList<>();
+        long level = 0;
+        for (long[] d : sorted) {
+            level += d[1];
+            changes.add(new long[] {d[0], level});
+        }
+        return steps(changes);
+    }
 }
