@@ -457,7 +457,7 @@ class LinkTransmitterReferenceTest {
     }
 
     /** The same form for a level made of +1 and -1 steps (busy is 1 while its level is positive). */
-    private static List<String> levels(List<long[]> deltas) {
+    static List<String> levels(List<long[]> deltas) {
         List<long[]> sorted = new ArrayList<>(deltas);
         sorted.sort(Comparator.comparingLong(d -> d[0]));
         List<long[]> changes = new ArrayList<>();

@@ -2,6 +2,7 @@ package dev.rdmasim.adapter.pcie;
 
 import static dev.rdmasim.adapter.pcie.DmaBoundsTest.counter;
 import static dev.rdmasim.adapter.pcie.DmaBoundsTest.stat;
+import static dev.rdmasim.adapter.pcie.LinkTransmitterReferenceTest.levels;
 import static dev.rdmasim.adapter.pcie.LinkTransmitterReferenceTest.parseTimed;
 import static dev.rdmasim.adapter.pcie.LinkTransmitterReferenceTest.steps;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -277,18 +278,6 @@ class PcieSignalsTest {
         Req r = script.get((int) ((address - 0x100000L) >>> 16));
         assertThat(address).isBetween(r.address, r.address + r.data.length - 1);
         return r;
-    }
-
-    private static List<String> levels(List<long[]> deltas) {
-        List<long[]> sorted = new ArrayList<>(deltas);
-        sorted.sort(Comparator.comparingLong(d -> d[0]));
-        List<long[]> changes = new ArrayList<>();
-        long level = 0;
-        for (long[] d : sorted) {
-            level += d[1];
-            changes.add(new long[] {d[0], level});
-        }
-        return steps(changes);
     }
 
     /** The highest level, counting at one instant the -1 steps before the +1 steps. */
