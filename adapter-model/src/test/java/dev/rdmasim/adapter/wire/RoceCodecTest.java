@@ -115,6 +115,26 @@ class RoceCodecTest {
         }
     }
 
+    /** A packet whose length runs past its buffer, even by only the ICRC's last byte, is refused up front. */
+    @Test
+    void icrcRefusesAPacketThatDoesNotFitItsBuffer() {
+        RoceWriter w = new RoceWriter();
+        byte[] f = new byte[RoceLayout.MAX_FRAME];
+        randomize(w, new SplittableRandom(3), Opcode.SEND_ONLY);
+        w.write(f, new byte[64], 0, 64);
+        int ipLen = RoceLayout.u16(f, 16);
+        Icrc icrc = new Icrc();
+        int expected = icrc.compute(f, 14, ipLen);
+        byte[] exact = java.util.Arrays.copyOf(f, 14 + ipLen);
+        assertThat(icrc.compute(exact, 14, ipLen)).as("a buffer that ends with the ICRC").isEqualTo(expected);
+        byte[] short1 = java.util.Arrays.copyOf(f, 14 + ipLen - 1);
+        assertThatThrownBy(() -> icrc.compute(short1, 14, ipLen)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("within a " + (14 + ipLen - 1) + "-byte buffer").hasMessageContaining("at offset 14");
+        assertThatThrownBy(() -> icrc.compute(f, -1, ipLen)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> icrc.compute(f, 14, RoceLayout.IP_HEADER + RoceLayout.UDP_HEADER + RoceLayout.BTH + 3))
+                .as("no room for the ICRC after the headers").isInstanceOf(IllegalArgumentException.class);
+    }
+
     /** CRC-32 (IEEE 802.3, reflected, init and final XOR all ones), one bit at a time. */
     /** The ICRC by the book: 8 bytes of 0xFF, then IPv4 header to end of payload with the variant fields set to 1s. */
     private static int referenceIcrc(byte[] f) {
