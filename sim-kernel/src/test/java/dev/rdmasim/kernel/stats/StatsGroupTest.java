@@ -151,6 +151,37 @@ class StatsGroupTest {
         assertThat(often.max()).isEqualTo(once.max());
     }
 
+    /** The area is the exact integer sum (here beyond 2^53, where a running double would round). */
+    @Test
+    void theAverageIsTheExactAreaOverTheSpan() {
+        TimeAverage avg = group.timeAverage("exact", "u", "d");
+        java.util.Random random = new java.util.Random(11);
+        long area = 0;
+        long level = 0;
+        for (int i = 0; i < 20_000; i++) {
+            long span = random.nextInt(1 << 24);
+            area += level * span;
+            time.advance(span);
+            level = random.nextInt(1 << 24);
+            avg.set(level);
+        }
+        assertThat(area).isGreaterThan(1L << 56);
+        assertThat(avg.average()).isEqualTo((double) area / time.nowPs());
+        assertThat(avg.toString()).isEqualTo("nicA.dma.exact level " + level);
+    }
+
+    /** Going back in time is caught even when the level does not change, and when only the average is asked. */
+    @Test
+    void timeGoingBackwardsIsCaughtWithoutAChangeToo() {
+        TimeAverage avg = group.timeAverage("back", "u", "d");
+        time.set(50);
+        avg.set(3);
+        time.set(60);
+        assertThatIllegalStateException().isThrownBy(() -> avg.setAt(40, 3)).withMessageContaining("nicA.dma.back");
+        time.set(40);
+        assertThatIllegalStateException().isThrownBy(avg::average).withMessageContaining("backwards");
+    }
+
     /** Products beyond a long (a huge level held for a long time) and negative levels still average exactly. */
     @Test
     void hugeAndNegativeLevelsAverageCorrectly() {
