@@ -192,6 +192,74 @@ class EventQueueTest {
         assertThat(q.isEmpty()).isTrue();
     }
 
+    /**
+     * Near and far events mixed (most a few ns ahead, some a million times further, a few 2^40 ps away, so the
+     * calendar's years wrap and its far events wait for their year), with cancels and reschedules and a pending set
+     * that grows, shrinks and grows again; then the queue is cleared and used again. Checked against the reference.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("queues")
+    void matchesReferenceWithNearAndFarEventsAndAClear(String name, Supplier<EventQueue> queue) {
+        for (long seed = 1; seed <= 8; seed++) {
+            assertThat(mixed(queue.get(), seed)).as("seed %d", seed).isEqualTo(mixed(new SortedSetEventQueue(), seed));
+        }
+    }
+
+    private static List<String> mixed(EventQueue q, long seed) {
+        Simulator sim = new Simulator(seed, q);
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<String> log = new ArrayList<>();
+        List<Event> pool = new ArrayList<>();
+        int[] sizes = {4_000, 12, 2_500, 1};
+        for (int round = 0; round < 2; round++) {
+            for (int size : sizes) {
+                while (pool.size() < size) {
+                    int id = pool.size();
+                    Event[] self = new Event[1];
+                    self[0] = sim.event("m" + id, rnd.nextInt(3) - 1, () -> {
+                        log.add(sim.now() + ":" + id);
+                        if (log.size() % 3 != 0) {
+                            self[0].scheduleIn(gap(rnd));
+                        }
+                        Event other = pool.get((int) ((sim.now() ^ id) % pool.size()));
+                        if (other != self[0] && log.size() % 5 == 0) {
+                            if (other.scheduled()) {
+                                other.cancel();
+                            } else {
+                                other.schedule(sim.now() + gap(rnd));
+                            }
+                        }
+                    });
+                    pool.add(self[0]);
+                    self[0].schedule(sim.now() + gap(rnd));
+                }
+                sim.run(size * 6L);
+                while (pool.size() > size) {
+                    pool.remove(pool.size() - 1).cancel();
+                }
+            }
+            log.add("pending " + q.size());
+            q.clear();
+            for (Event e : pool) {
+                assertThat(e.scheduled()).isFalse();
+            }
+            pool.clear();
+        }
+        sim.run();
+        return log;
+    }
+
+    private static long gap(SplittableRandom rnd) {
+        int kind = rnd.nextInt(100);
+        if (kind < 2) {
+            return rnd.nextLong(1L << 40);
+        }
+        if (kind < 12) {
+            return rnd.nextLong(1_000_000_000L);
+        }
+        return kind < 20 ? 0 : rnd.nextLong(1_000);
+    }
+
     @Test
     void rejectsBadArity() {
         assertThatThrownBy(() -> new DaryHeapEventQueue(1, 4)).isInstanceOf(IllegalArgumentException.class)
