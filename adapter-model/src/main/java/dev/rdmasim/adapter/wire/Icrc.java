@@ -50,21 +50,7 @@ public final class Icrc {
         buf.putShort(8 + IP_CHECKSUM, (short) -1);
         buf.putShort(8 + UDP_CHECKSUM, (short) -1);
         buf.put(8 + RESV8A, (byte) 0xFF);
-        return crcOf(buf, 8 + covered);
-    }
-
-    /**
-     * The CRC of {@code length} bytes at {@code from} taken as they are: for a writer that has put the
-     * all-ones LRH stand-in and the masked field values in place itself ({@code from} = IP offset - 8).
-     */
-    int crcOver(byte[] b, int from, int length) {
-        ByteBuffer buf = room(length);
-        buf.put(0, b, from, length);
-        return crcOf(buf, length);
-    }
-
-    private int crcOf(ByteBuffer buf, int length) {
-        buf.limit(length).position(0);
+        buf.limit(8 + covered);
         crc.reset();
         crc.update(buf);
         return (int) crc.getValue();
@@ -80,17 +66,6 @@ public final class Icrc {
 
     private static ByteBuffer alignedBuffer(int bytes) {
         return ByteBuffer.allocateDirect(bytes + 15).alignedSlice(16).limit(bytes).slice();
-    }
-
-    /** Sets the fields a router may rewrite to all ones in the IPv4 packet at {@code ip}. */
-    static void mask(byte[] b, int ip) {
-        b[ip + TOS] = (byte) 0xFF;
-        b[ip + TTL] = (byte) 0xFF;
-        b[ip + IP_CHECKSUM] = (byte) 0xFF;
-        b[ip + IP_CHECKSUM + 1] = (byte) 0xFF;
-        b[ip + UDP_CHECKSUM] = (byte) 0xFF;
-        b[ip + UDP_CHECKSUM + 1] = (byte) 0xFF;
-        b[ip + RESV8A] = (byte) 0xFF;
     }
 
     /** Writes {@code icrc} least significant byte first at {@code off}. */

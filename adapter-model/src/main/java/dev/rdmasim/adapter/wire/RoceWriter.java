@@ -192,13 +192,10 @@ public final class RoceWriter {
         int udpLength = UDP_HEADER + BTH + ext + payloadLength + pad + ICRC;
         int ipLength = IP_HEADER + udpLength;
 
-        // The ICRC is taken in one pass over the frame itself: first the 8 bytes before the IPv4 header
-        // (source MAC and ethertype) stand in for the all-ones LRH and the fields a router may rewrite
-        // hold all ones (Icrc.mask); their real values are written once the ICRC is known.
+        // Icrc.compute masks the fields a router may rewrite in its own copy, so those fields and the Ethernet
+        // source and type (which it does not cover) are written after it; every other byte it covers is in
+        // place before.
         put48(f, ETH_DST, dstMac);
-        for (int i = IP_OFFSET - 8; i < IP_OFFSET; i++) {
-            f[i] = (byte) 0xFF;
-        }
         int ip = IP_OFFSET;
         f[ip] = 0x45;
         put16(f, ip + 2, ipLength);
@@ -219,7 +216,6 @@ public final class RoceWriter {
         put24(f, b + 5, destQp);
         f[b + 8] = (byte) (ackRequest ? 0x80 : 0);
         put24(f, b + 9, psn);
-        Icrc.mask(f, ip);
 
         int p = EXT_OFFSET;
         if (hasDeth) {
@@ -247,7 +243,7 @@ public final class RoceWriter {
         for (int i = 0; i < pad; i++) {
             f[p++] = 0;
         }
-        Icrc.store(f, p, icrc.crcOver(f, IP_OFFSET - 8, 8 + ipLength - ICRC));
+        Icrc.store(f, p, icrc.compute(f, ip, ipLength));
         p += ICRC;
 
         put48(f, ETH_SRC, srcMac);
