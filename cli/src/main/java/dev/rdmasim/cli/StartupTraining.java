@@ -30,20 +30,20 @@ public final class StartupTraining {
         PrintStream out = System.out;
         PrintStream err = System.err;
         PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
-        int worst = 0;
+        int firstFailure = 0;
         try {
             System.setOut(nowhere);
             System.setErr(nowhere);
             for (String[] step : STEPS) {
                 int code = Main.execute(step);
-                if (code != 0 && worst == 0) {
-                    worst = code;
+                if (code != 0 && firstFailure == 0) {
+                    firstFailure = code;
                 }
             }
         } finally {
             System.setOut(out);
             System.setErr(err);
         }
-        return worst;
+        return firstFailure;
     }
 }
