@@ -729,19 +729,7 @@ class TransmitterTest {
         Rig rig = new Rig(13, new SplittableRandom(13), 4, 256, 4, 1, pipeline);
         rig.windowClosesIn12 = 0;
         QpState q = rig.addQp(20);
-        for (int i = 0; i < 3; i++) {
-            Wr w = new Wr(1, 64);
-            w.clear();
-            w.opcode = WqeOpcode.SEND;
-            w.length = 32;
-            w.inline = true;
-            w.packets = 1;
-            w.firstPsn = q.nextPsn;
-            q.nextPsn = Psn.add(q.nextPsn, 1);
-            q.posted.add(w);
-        }
-        rig.scheduler.add(q.qp);
-        rig.tx.pump();
+        inlineSends(rig, q, 3);
         rig.h.sim.runUntil(2_000_000_000_000L);
         assertThat(rig.seen).isEqualTo(3);
         long cycle = NIC_CYCLE_PS;
