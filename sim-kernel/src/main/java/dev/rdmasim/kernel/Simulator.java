@@ -4,7 +4,9 @@ import dev.rdmasim.kernel.random.RandomStreams;
 import dev.rdmasim.kernel.stats.StatsRegistry;
 import dev.rdmasim.kernel.stats.TimeSource;
 import dev.rdmasim.kernel.wave.VcdWriter;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -26,6 +28,7 @@ public final class Simulator implements TimeSource {
     private long seq;
     private long executed;
     private boolean stopRequested;
+    private final List<DeferredWork> deferred = new ArrayList<>();
 
     public Simulator() {
         this(1L);
@@ -95,6 +98,42 @@ public final class Simulator implements TimeSource {
         }
     }
 
+    /**
+     * Registers work done without events ({@link DeferredWork}): when the queue runs dry, {@link #run} moves the clock
+     * to the last instant of such work and settles it, in registration order, before it returns.
+     */
+    public void addDeferredWork(DeferredWork work) {
+        deferred.add(Objects.requireNonNull(work, "work"));
+    }
+
+    /**
+     * With no event pending: moves the clock to the last instant of deferred work and settles all of it there. False
+     * if there is none.
+     */
+    private boolean settleDeferred() {
+        long until = DeferredWork.NONE;
+        for (DeferredWork w : deferred) {
+            until = Math.max(until, w.deferredUntilPs());
+        }
+        if (until == DeferredWork.NONE) {
+            return false;
+        }
+        if (until > now) {
+            now = until;
+        }
+        for (DeferredWork w : deferred) {
+            w.settle();
+        }
+        for (DeferredWork w : deferred) {
+            long left = w.deferredUntilPs();
+            if (left != DeferredWork.NONE && left <= now) {
+                throw new InvariantViolation("deferred work " + w + " still has work due at " + left
+                        + " ps after settling at " + now + " ps");
+            }
+        }
+        return true;
+    }
+
     void schedule(Event e, long timePs) {
         if (e.slot >= 0) {
             throw new IllegalStateException("event '" + e.name() + "' is already scheduled at "
@@ -123,7 +162,7 @@ public final class Simulator implements TimeSource {
 
     /**
      * Runs at most {@code maxEvents} events; returns how many ran. Stops early when the queue
-     * empties or {@link #stop()} is called.
+     * empties (once deferred work is settled: see {@link #addDeferredWork}) or {@link #stop()} is called.
      */
     public long run(long maxEvents) {
         stopRequested = false;
@@ -132,6 +171,9 @@ public final class Simulator implements TimeSource {
         while (n < maxEvents && !stopRequested) {
             Event e = q.poll();
             if (e == null) {
+                if (settleDeferred()) {
+                    continue;
+                }
                 break;
             }
             now = e.time;
