@@ -20,6 +20,7 @@ import dev.rdmasim.adapter.nic.AdapterControl;
 import dev.rdmasim.adapter.nic.GsiUnit;
 import dev.rdmasim.adapter.nic.QpConfig;
 import dev.rdmasim.adapter.pcie.HostBridge;
+import dev.rdmasim.adapter.pcie.HostWriteObserver;
 import dev.rdmasim.adapter.pcie.InterruptHandler;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.Simulator;
@@ -167,7 +168,19 @@ public final class HostDriver extends Module {
         eq = new EventQueue(this, eqRing, logEq);
         logPage = Long.numberOfTrailingZeros(profile.getLong(Parameters.NIC_PAGE_SIZE));
         bridge.setInterruptHandler(this::onInterrupt);
-        bridge.setWriteObserver(this::onDeviceWrite);
+        bridge.setWriteObserver(new HostWriteObserver() {
+            @Override
+            public void written(long address, int length) {
+                onDeviceWrite(address, length);
+            }
+
+            @Override
+            public boolean watches(long address, int length) {
+                // Only writes into a completion ring wake a poller; the root complex applies the rest (payload,
+                // queue records) without an event, before the host next reads its memory.
+                return cqAt(address) != null;
+            }
+        });
     }
 
     /** The adapter as this driver sees it: root complex, addresses, firmware set-up port. */
@@ -487,12 +500,18 @@ public final class HostDriver extends Module {
     }
 
     private void onDeviceWrite(long address, int length) {
-        CompletionQueue[] all = cqs;
-        for (CompletionQueue cq : all) {
+        CompletionQueue cq = cqAt(address);
+        if (cq != null) {
+            cq.landed();
+        }
+    }
+
+    private CompletionQueue cqAt(long address) {
+        for (CompletionQueue cq : cqs) {
             if (cq.contains(address)) {
-                cq.landed();
-                return;
+                return cq;
             }
         }
+        return null;
     }
 }

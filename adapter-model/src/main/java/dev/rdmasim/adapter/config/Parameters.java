@@ -74,6 +74,11 @@ public final class Parameters {
             .range("0", "0x7FFFFFFFFFFFFFFF")
             .doc("Host address MSI-X message writes go to (start of the interrupt window)")
             .src("Intel SDM: x86 MSI address range 0xFEExxxxx"));
+    public static final Parameter<Boolean> PCIE_EVENT_PER_TLP = add(bool("pcie.eventPerTlp", "false")
+            .doc("Simulate every TLP delivery and device write commit as an event of its own: the reference path,"
+                    + " with the same results as the default (which hands over TLPs nothing waits for when next looked"
+                    + " at), only slower")
+            .src(MODEL + ": a simulation switch, not hardware"));
 
     // ---- Adapter internals ----
     public static final Parameter<Long> NIC_CLOCK = add(frequency("nic.clock", "500MHz").range("10MHz", "4GHz")

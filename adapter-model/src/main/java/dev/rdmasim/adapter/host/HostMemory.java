@@ -57,6 +57,8 @@ public final class HostMemory {
     private long[] lazyValue = new long[4];
     private long[] lazyStep = new long[4];
     private int lazyCount;
+    /** Run before every access while set: device writes applied without an event come due first (HostBridge). */
+    private Runnable settle;
     /** SplittableRandom's increment: long j of a seed's stream is mix64(seed + (j + 1) * GAMMA). */
     private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
 
@@ -85,6 +87,7 @@ public final class HostMemory {
 
     /** Number of 4 KiB pages that exist: written, filled or read inside a fill at least once. */
     public int pagesInUse() {
+        settle();
         return pages.size();
     }
 
@@ -514,7 +517,24 @@ public final class HostMemory {
         return p;
     }
 
+    /**
+     * Has {@code r} run before every access from now on (null: none): the root complex applies the device writes
+     * nobody watches when they are next looked at rather than in events of their own, and brings them up to date
+     * here, so every access sees exactly the writes due by then.
+     */
+    public void settleBeforeAccess(Runnable r) {
+        settle = r;
+    }
+
+    private void settle() {
+        Runnable r = settle;
+        if (r != null) {
+            r.run();
+        }
+    }
+
     private void checkRange(long addr, long len) {
+        settle();
         // Unsigned: the last byte addr + len - 1 must not wrap past 2^64 - 1.
         if (len > 0 && Long.compareUnsigned(addr + len - 1, addr) < 0) {
             throw new IllegalArgumentException("host memory '" + name + "': access of " + len + " bytes at "

@@ -98,6 +98,7 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
                 profile.getInt(PCIE_ACK_LIMIT), profile.getInt(PCIE_FC_UPDATE_LIMIT), 16, 32,
                 profile.getLong(PCIE_MSIX_ADDRESS), 0x1000);
         pcie = new PcieLink(this, "pcie", pc, memory);
+        pcie.setEventPerTlp(profile.getBoolean(PCIE_EVENT_PER_TLP));
         pcie.dma().setMmioTarget(this);
         // Adapter-owned context memory, carved from the host's memory like a driver's firmware pages.
         ContextMemory.Params ctxParams = ContextMemory.Params.of(profile);

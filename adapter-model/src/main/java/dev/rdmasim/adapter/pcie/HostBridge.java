@@ -1,6 +1,7 @@
 package dev.rdmasim.adapter.pcie;
 
 import dev.rdmasim.adapter.host.HostMemory;
+import dev.rdmasim.kernel.DeferredWork;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
@@ -18,6 +19,10 @@ import java.util.Objects;
  * <p>A device write is committed to memory (and seen by the CPU, the write observer and a DMA's {@code writeApplied})
  * the host write latency after it arrives; writes, MSI-X messages included, commit in arrival order, so a CQE is
  * never visible before the data written ahead of it, nor an interrupt before the CQE.
+ *
+ * <p>A write nobody watches (not MSI-X, no client waiting for it to apply, outside what the write observer watches)
+ * is taken late: it costs neither a delivery nor a commit event, and is applied when due at the next access to host
+ * memory, to this bridge or to the upstream link, so every access sees the same bytes as with an event per write.
  *
  * <p>Host memory is sampled when a read request reaches the root complex: it sees every write that arrived before
  * it (a read pushes the writes ahead of it in the root complex, so those still committing are committed first), and
@@ -42,12 +47,18 @@ public final class HostBridge extends Module {
         public void txSpace() {
             HostBridge.this.txSpace();
         }
+
+        @Override
+        public boolean takesLate(Tlp tlp) {
+            return HostBridge.this.takesLate(tlp);
+        }
     };
 
     private final PcieConfig cfg;
     private final HostMemory memory;
     private final TlpPool pool;
     private final LinkTransmitter down;
+    private final LinkTransmitter up;
     private final int cplUnit;
     // Per-TLP figures of the configuration, read once.
     private final int rcbMask;
@@ -60,9 +71,22 @@ public final class HostBridge extends Module {
     // order); a ring that grows, as the TLP pool does, while the link warms up.
     private Tlp[] committing = new Tlp[16];
     private long[] commitDuePs = new long[16];
+    private boolean[] commitLate = new boolean[16];
     private int cHead;
     private int cCount;
+    /** Writes committing that wait for the commit event (not late); the event is armed for the first of them. */
+    private int eagerCommits;
     private final Event commit;
+
+    // Late writes (LinkTransmitter#setLateHandover): no delivery or commit event of their own. They are applied when
+    // due, the next time the upstream link, this bridge or host memory is touched; host memory runs settle() before
+    // every access while any are in flight or committing.
+    private int lateInFlight;
+    private int lateCommitting;
+    private long lastLateDuePs;
+    private final Runnable settle = this::settle;
+    /** Inside this bridge's own work, whose host memory accesses must not settle. */
+    private boolean inBridge;
 
     // Read requests inside the host read latency, in arrival order (all wait the same time): when their
     // completions are ready and how many there are. Their completions are already queued downstream; this only
@@ -90,8 +114,10 @@ public final class HostBridge extends Module {
     private final TimeAverage pendingReads;
     private final Signal pendingReadsSignal;
 
-    HostBridge(Module parent, String name, PcieConfig cfg, HostMemory memory, TlpPool pool, LinkTransmitter down) {
+    HostBridge(Module parent, String name, PcieConfig cfg, HostMemory memory, TlpPool pool, LinkTransmitter down,
+               LinkTransmitter up) {
         super(parent, name);
+        this.up = up;
         this.cfg = cfg;
         this.memory = Objects.requireNonNull(memory, "memory");
         this.pool = pool;
@@ -104,6 +130,23 @@ public final class HostBridge extends Module {
         this.writeLatencyPs = cfg.hostWriteLatencyPs();
         this.mmioLatencyPs = cfg.mmioLatencyPs();
         this.commit = sim().event(fullName() + ".commit", this::onCommit);
+        // Late writes still committing when the events run out are applied before the run ends.
+        sim().addDeferredWork(new DeferredWork() {
+            @Override
+            public long deferredUntilPs() {
+                return lateCommitting > 0 ? lastLateDuePs : NONE;
+            }
+
+            @Override
+            public void settle() {
+                HostBridge.this.settle();
+            }
+
+            @Override
+            public String toString() {
+                return fullName() + " late writes";
+            }
+        });
         // The device never has more reads outstanding than tags.
         this.readDuePs = new long[cfg.readTags()];
         this.readCompletions = new int[cfg.readTags()];
@@ -118,7 +161,10 @@ public final class HostBridge extends Module {
         mmioBytes = s.counter("mmioBytes", "B", "bytes of host MMIO writes");
         mmioRefusals = s.counter("mmioRefusals", "writes", "MMIO writes refused because the posted queue was full");
         pendingReads = s.timeAverage("pendingReads", "MRd", "read requests waiting for host memory");
-        s.setRefresh(this::advance);
+        s.setRefresh(() -> {
+            settle();
+            advance();
+        });
         pendingReadsSignal = signal("pendingReads", 16);
     }
 
@@ -177,41 +223,76 @@ public final class HostBridge extends Module {
         return true;
     }
 
-    private void receive(Tlp t) {
-        // Comparisons rather than an enum switch, which costs a lookup table per TLP.
-        if (t.kind == TlpKind.MWR) {
-            if (writeLatencyPs == 0) {
-                applyWrite(t);
-            } else {
-                queueCommit(t);
-            }
-        } else if (t.kind == TlpKind.MRD) {
-            commitAll(); // the read is ordered behind the writes that reached the root complex before it
-            serveRead(t);
-        } else {
-            throw new InvariantViolation(fullName() + ": the host never reads from the device, yet got " + t);
+    /**
+     * A plain write of data nobody watches (not an MSI-X message, no owner waiting for it to apply, outside what the
+     * write observer watches) is taken late: its effect, the bytes in host memory, is first seen by a later access.
+     */
+    private boolean takesLate(Tlp t) {
+        if (t.kind != TlpKind.MWR || t.notifyOnApply || cfg.isMsix(t.address)
+                || (writeObserver != null && writeObserver.watches(t.address, t.length))) {
+            return false;
         }
+        lateInFlight++;
+        memory.settleBeforeAccess(settle);
+        return true;
     }
 
-    private void queueCommit(Tlp t) {
+    private void receive(Tlp t) {
+        boolean outer = inBridge;
+        inBridge = true;
+        try {
+            // Comparisons rather than an enum switch, which costs a lookup table per TLP.
+            if (t.kind == TlpKind.MWR) {
+                if (t.late) {
+                    // Handed over at some instant after its arrival: due the write latency after the arrival.
+                    lateInFlight--;
+                    queueCommit(t, t.arrivePs + writeLatencyPs, true);
+                    commitLateDue();
+                } else if (writeLatencyPs == 0) {
+                    commitAll(); // late writes that arrived before it
+                    applyWrite(t);
+                } else {
+                    queueCommit(t, now() + writeLatencyPs, false);
+                }
+            } else if (t.kind == TlpKind.MRD) {
+                commitAll(); // the read is ordered behind the writes that reached the root complex before it
+                serveRead(t);
+            } else {
+                throw new InvariantViolation(fullName() + ": the host never reads from the device, yet got " + t);
+            }
+        } finally {
+            inBridge = outer;
+        }
+        unhookIfSettled();
+    }
+
+    private void queueCommit(Tlp t, long duePs, boolean late) {
         if (cCount == committing.length) {
             Tlp[] tl = new Tlp[cCount * 2];
             long[] due = new long[cCount * 2];
+            boolean[] lt = new boolean[cCount * 2];
             for (int i = 0; i < cCount; i++) {
                 int k = (cHead + i) % committing.length;
                 tl[i] = committing[k];
                 due[i] = commitDuePs[k];
+                lt[i] = commitLate[k];
             }
             committing = tl;
             commitDuePs = due;
+            commitLate = lt;
             cHead = 0;
         }
         int k = (cHead + cCount) % committing.length;
         committing[k] = t;
-        commitDuePs[k] = now() + writeLatencyPs;
+        commitDuePs[k] = duePs;
+        commitLate[k] = late;
         cCount++;
-        if (!commit.scheduled()) {
-            commit.schedule(commitDuePs[cHead]);
+        if (late) {
+            lateCommitting++;
+            lastLateDuePs = duePs;
+        } else if (eagerCommits++ == 0) {
+            // The first write that waits for the event; any before it are late, and due earlier.
+            commit.schedule(duePs);
         }
     }
 
@@ -219,12 +300,33 @@ public final class HostBridge extends Module {
     private void commitDue(boolean all) {
         long now = now();
         while (cCount > 0 && (all || commitDuePs[cHead] <= now)) {
-            Tlp t = committing[cHead];
-            committing[cHead] = null;
-            cHead = cHead + 1 == committing.length ? 0 : cHead + 1;
-            cCount--;
-            applyWrite(t);
+            commitHead();
         }
+    }
+
+    /**
+     * Commits the late writes at the head that are due. It stops at a write that waits for the commit event: that
+     * event is then due now (it would have run if it were earlier), and the writes behind it are due later.
+     */
+    private void commitLateDue() {
+        long now = now();
+        while (cCount > 0 && commitLate[cHead] && commitDuePs[cHead] <= now) {
+            commitHead();
+        }
+    }
+
+    private void commitHead() {
+        Tlp t = committing[cHead];
+        boolean late = commitLate[cHead];
+        committing[cHead] = null;
+        cHead = cHead + 1 == committing.length ? 0 : cHead + 1;
+        cCount--;
+        if (late) {
+            lateCommitting--;
+        } else {
+            eagerCommits--;
+        }
+        applyWrite(t);
     }
 
     private void commitAll() {
@@ -235,14 +337,51 @@ public final class HostBridge extends Module {
     }
 
     private void onCommit() {
-        commitDue(false);
-        if (cCount > 0) {
-            commit.schedule(commitDuePs[cHead]);
+        boolean outer = inBridge;
+        inBridge = true;
+        try {
+            commitDue(false);
+            if (eagerCommits > 0) {
+                int k = cHead;
+                while (commitLate[k]) {
+                    k = k + 1 == committing.length ? 0 : k + 1;
+                }
+                commit.schedule(commitDuePs[k]);
+            }
+        } finally {
+            inBridge = outer;
+        }
+        unhookIfSettled();
+    }
+
+    /**
+     * Brings the late writes up to now: those the upstream link has delivered by now are handed over, and those due
+     * are applied. Run before every host memory access while late writes exist, and before statistics are read.
+     */
+    private void settle() {
+        if (inBridge || (lateInFlight == 0 && lateCommitting == 0)) {
+            return;
+        }
+        boolean outer = inBridge;
+        inBridge = true;
+        try {
+            up.advance();
+            commitLateDue();
+        } finally {
+            inBridge = outer;
+        }
+        unhookIfSettled();
+    }
+
+    private void unhookIfSettled() {
+        if (lateInFlight == 0 && lateCommitting == 0) {
+            memory.settleBeforeAccess(null);
         }
     }
 
     /** Device writes arrived and not yet committed to host memory. */
     public int writesCommitting() {
+        settle();
         return cCount;
     }
 
@@ -269,8 +408,10 @@ public final class HostBridge extends Module {
             bytesApplied.add(t.length);
             long addr = t.address;
             int len = t.length;
+            // A late write is one the observer said it does not watch.
+            boolean watched = !t.late;
             pool.release(t);
-            if (writeObserver != null) {
+            if (writeObserver != null && watched) {
                 writeObserver.written(addr, len);
             }
         }
@@ -364,6 +505,7 @@ public final class HostBridge extends Module {
 
     @Override
     protected void onReset() {
+        settle();
         advance();
         if (rCount != 0) {
             throw new InvariantViolation(fullName() + ": reset with device reads still being served");

@@ -14,6 +14,18 @@ interface LinkEnd {
     /** After {@link LinkTransmitter#canAccept} refused this end, a slot of the refused class became free. */
     void txSpace();
 
+    /**
+     * True if this end can take {@code tlp} late: at whatever instant the link is next brought up to date after the
+     * TLP's arrival ({@link Tlp#arrivePs}, which the end then uses as the arrival time), instead of in an event at the
+     * arrival. Asked once, when the TLP is queued, and only when the link hands over late TLPs at all. An end that
+     * answers true must, for such a TLP, do nothing anyone could observe before something next looks at it (and it
+     * makes sure that look first brings the link up to date), and must not call back into the link from
+     * {@link #receive}.
+     */
+    default boolean takesLate(Tlp tlp) {
+        return false;
+    }
+
     /** True if this end wants {@link #linkEventBegin} and its companions; the link asks once, when connected. */
     default boolean bracketsLinkEvents() {
         return false;

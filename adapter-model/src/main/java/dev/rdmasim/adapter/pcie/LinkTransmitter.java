@@ -1,5 +1,6 @@
 package dev.rdmasim.adapter.pcie;
 
+import dev.rdmasim.kernel.DeferredWork;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.hw.Module;
@@ -27,7 +28,9 @@ import dev.rdmasim.kernel.wave.Signal;
  * <p>Timing is computed, not stepped: since the queue is served in order, a TLP's start is the later of its ready
  * time and the end of the bytes before it, so its start, end and arrival are fixed as soon as no TLP can be queued
  * ahead of it any more, which is when its ready time has come (it is "committed" then, normally at enqueue). The
- * only events are the delivery of the oldest TLP on the wire, {@link LinkEnd#sent} for TLPs marked
+ * only events are the delivery of the oldest TLP on the wire that the receiver does not take late
+ * ({@link LinkEnd#takesLate}: handed over, in wire order, the next time the link is brought up to date after its
+ * arrival, and by the end of the run through the simulator's deferred work), {@link LinkEnd#sent} for TLPs marked
  * {@link Tlp#notifySent}, a wake-up for a sender that was refused (at the instant its class has room again) and,
  * only while a signal of this link is traced, the instants the signals change. Everything else (class slots freed,
  * statistics, counters) is brought up to the current time whenever the link is touched, by {@link #advance}.
@@ -62,6 +65,19 @@ public final class LinkTransmitter extends Module {
     private long eSeq;
     private long sSeq;
     private long cSeq;
+    /**
+     * The first committed, undelivered TLP that is not {@link Tlp#late} (cSeq if there is none): every TLP from dSeq up
+     * to it is late, and only it needs the delivery event. Equal to dSeq while nothing is late.
+     */
+    private long eagerSeq;
+    /** Pending TLPs that are not late. */
+    private int eagerPending;
+    /** Whether receivers may take TLPs late ({@link #setLateHandover}). */
+    private boolean lateHandover;
+    /** Late TLPs committed and not yet handed over; pending late TLPs; the arrival of the last late one committed. */
+    private int lateCommitted;
+    private int latePending;
+    private long lastLateArrivePs;
 
     /** TLPs not yet ready, in ready order (ties in enqueue order): a later enqueue may still go ahead of them. */
     private final Tlp[] pend;
@@ -101,6 +117,8 @@ public final class LinkTransmitter extends Module {
     private final Event deliver;
     private final Event sentEvent;
     private final Event wake;
+    /** Registered with the simulator once late hand-over is first switched on. */
+    private boolean deferredRegistered;
     /** Signal changes; scheduled only while a signal of this link is traced. */
     private final Event trace;
     private final boolean tracing;
@@ -217,6 +235,52 @@ public final class LinkTransmitter extends Module {
     }
 
     /**
+     * With {@code on}, the receiver may take TLPs late ({@link LinkEnd#takesLate}): such a TLP costs no delivery event
+     * and is handed over the next time the link is brought up to date after its arrival. With it off every TLP is
+     * delivered in an event at its arrival: the reference the late path is compared against. Late hand-over stays off
+     * while a signal of this link is traced, since the onWire signal changes at each arrival. Only while the link is
+     * empty.
+     */
+    void setLateHandover(boolean on) {
+        advance();
+        if (cSeq != dSeq || pCount != 0) {
+            throw new InvariantViolation(fullName() + ": late hand-over switched with TLPs in flight");
+        }
+        lateHandover = on && !tracing;
+        if (lateHandover && !deferredRegistered) {
+            deferredRegistered = true;
+            // Late TLPs still on the wire when the events run out arrive before the run ends.
+            sim().addDeferredWork(new DeferredWork() {
+                @Override
+                public long deferredUntilPs() {
+                    if (lateCommitted > 0) {
+                        return lastLateArrivePs;
+                    }
+                    return latePending > 0 ? firstLatePending().readyPs : NONE;
+                }
+
+                @Override
+                public void settle() {
+                    advance();
+                }
+
+                @Override
+                public String toString() {
+                    return fullName() + " late TLPs";
+                }
+            });
+        }
+    }
+
+    private Tlp firstLatePending() {
+        int i = 0;
+        while (!pend[(pHead + i) & pendMask].late) {
+            i++;
+        }
+        return pend[(pHead + i) & pendMask];
+    }
+
+    /**
      * True if a TLP of this kind would be accepted by {@link #enqueue} now. A refusal counts as the sender waiting:
      * it hears {@link LinkEnd#txSpace} at the instant a slot of that class frees.
      */
@@ -263,7 +327,9 @@ public final class LinkTransmitter extends Module {
             classFull[c].setAt(now, true);
         }
         t.readyPs = readyPs;
-        boolean headChanged = dSeq == cSeq;
+        // A sent report with no link latency comes at the arrival instant itself, which only a delivery event orders.
+        t.late = lateHandover && (!t.notifySent || linkLatencyPs > 0) && receiver.takesLate(t);
+        boolean noEagerCommitted = eagerSeq == cSeq;
         if (readyPs == now) {
             // Everything still pending is ready later, so this TLP goes ahead of it: its timing is fixed now.
             commit(t);
@@ -282,10 +348,16 @@ public final class LinkTransmitter extends Module {
             if (t.notifySent) {
                 pendNotify++;
             }
+            if (!t.late) {
+                eagerPending++;
+            } else {
+                latePending++;
+            }
             nextChangePs = Math.min(nextChangePs, readyPs);
-            headChanged &= i == 0;
         }
-        if (headChanged) {
+
+        // The first TLP to deliver may be this one, or one pending behind it whose provisional arrival it delays.
+        if (noEagerCommitted && (!t.late || eagerPending > 0)) {
             armDelivery();
         }
         if (pendNotify > 0) {
@@ -301,7 +373,7 @@ public final class LinkTransmitter extends Module {
      * Brings the link up to the current time: commits the pending TLPs whose ready time has come and observes starts
      * and ends that have passed, in time order, reporting each change at its own instant to the statistics.
      */
-    private void advance() {
+    void advance() {
         if (now() >= nextChangePs) {
             catchUp(now());
         }
@@ -328,6 +400,11 @@ public final class LinkTransmitter extends Module {
                 if (t.notifySent) {
                     // Its provisional end, for which the sent event is armed, is now its end.
                     pendNotify--;
+                }
+                if (!t.late) {
+                    eagerPending--;
+                } else {
+                    latePending--;
                 }
                 commit(t);
             }
@@ -356,6 +433,18 @@ public final class LinkTransmitter extends Module {
                 next = Math.min(next, ring[(int) (eSeq & ringMask)].endPs);
             }
         }
+        // Late TLPs that have arrived go to the receiver now, in wire order, ahead of the next one delivered by event.
+        while (dSeq < eagerSeq) {
+            Tlp t = ring[(int) (dSeq & ringMask)];
+            if (t.arrivePs > now) {
+                next = Math.min(next, t.arrivePs);
+                break;
+            }
+            ring[(int) (dSeq & ringMask)] = null;
+            dSeq++;
+            lateCommitted--;
+            receiver.receive(t);
+        }
         nextChangePs = next;
     }
 
@@ -377,6 +466,13 @@ public final class LinkTransmitter extends Module {
         ring[(int) (cSeq & ringMask)] = t;
         if (t.notifySent) {
             notify[(int) (nTail++ & ringMask)] = cSeq;
+        }
+        if (t.late) {
+            lateCommitted++;
+            lastLateArrivePs = t.arrivePs;
+            if (eagerSeq == cSeq) {
+                eagerSeq++;
+            }
         }
         cSeq++;
         nextChangePs = Math.min(nextChangePs, start);
@@ -554,11 +650,15 @@ public final class LinkTransmitter extends Module {
     /** Schedules the delivery of the oldest undelivered TLP, its arrival provisional while it is not committed. */
     private void armDelivery() {
         long at;
-        if (dSeq < cSeq) {
-            at = ring[(int) (dSeq & ringMask)].arrivePs;
-        } else if (pCount > 0) {
-            // Nothing is ahead of it on the wire: it would start at its ready time, or when the DLLPs are out.
-            at = probe(0).end + linkLatencyPs;
+        if (eagerSeq < cSeq) {
+            at = ring[(int) (eagerSeq & ringMask)].arrivePs;
+        } else if (eagerPending > 0) {
+            // Nothing that is not late is ahead of it on the wire: its provisional arrival.
+            int i = 0;
+            while (pend[(pHead + i) & pendMask].late) {
+                i++;
+            }
+            at = probe(i).end + linkLatencyPs;
         } else {
             deliver.cancel();
             return;
@@ -650,10 +750,11 @@ public final class LinkTransmitter extends Module {
 
     private void onDeliver() {
         long now = now();
+        // The late TLPs ahead of it arrived earlier, so bringing the link up to date handed them over.
         Tlp t = dSeq < cSeq ? ring[(int) (dSeq & ringMask)] : null;
-        if (t == null || t.arrivePs != now) {
+        if (t == null || t.arrivePs != now || t.late) {
             throw new InvariantViolation(fullName() + ": delivery at " + now + " ps finds " + t
-                    + (t == null ? "" : " arriving at " + t.arrivePs + " ps"));
+                    + (t == null ? "" : " arriving at " + t.arrivePs + " ps" + (t.late ? ", a late one" : "")));
         }
         boolean sentFirst = nHead < nTail && notify[(int) (nHead & ringMask)] == dSeq;
         if (sentFirst) {
@@ -664,6 +765,14 @@ public final class LinkTransmitter extends Module {
         dSeq++;
         if (tracing) {
             flightSignal.set(eSeq - dSeq);
+        }
+        long e = dSeq;
+        while (e < cSeq && ring[(int) (e & ringMask)].late) {
+            e++;
+        }
+        eagerSeq = e;
+        if (dSeq < e) {
+            nextChangePs = Math.min(nextChangePs, ring[(int) (dSeq & ringMask)].arrivePs);
         }
         armDelivery();
         if (sentFirst) {
@@ -792,6 +901,8 @@ public final class LinkTransmitter extends Module {
         wake.cancel();
         trace.cancel();
         waiting = 0;
+        eagerSeq = cSeq;
+        eagerPending = 0;
         clock.restart(now());
         pendNotify = 0;
         startedBytes = 0;

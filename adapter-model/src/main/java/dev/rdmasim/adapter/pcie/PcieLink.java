@@ -39,11 +39,24 @@ public final class PcieLink extends Module {
         int bound = 2 * cfg.deviceTxDepth() + cfg.mmioQueueDepth() + cplLimit + cfg.readTags() + 2
                 + up.wireCapacity() + down.wireCapacity();
         TlpPool pool = new TlpPool(cfg.mps(), Math.min(bound, 64), bound);
-        HostBridge rc = new HostBridge(self, "rc", cfg, memory, pool, down);
-        DmaEngine dma = new DmaEngine(self, "dma", cfg, pool, up);
+        HostBridge rc = new HostBridge(self, "rc", cfg, memory, pool, down, up);
+        DmaEngine dma = new DmaEngine(self, "dma", cfg, pool, up, down);
         up.connect(dma.linkEnd, rc.linkEnd);
         down.connect(rc.linkEnd, dma.linkEnd);
+        up.setLateHandover(true);
+        down.setLateHandover(true);
         return new Parts(up, down, rc, dma, pool);
+    }
+
+    /**
+     * With {@code perTlp}, every TLP is delivered, and every device write committed, in an event of its own: the
+     * reference behaviour. Without (the default), TLPs whose arrival nothing waits for (data writes nobody watches,
+     * completions before a read's last) are handed over when something next looks, with the same timing and the same
+     * host memory contents at every access. Only while the link is idle.
+     */
+    public void setEventPerTlp(boolean perTlp) {
+        parts.up.setLateHandover(!perTlp);
+        parts.down.setLateHandover(!perTlp);
     }
 
     public PcieConfig config() {

@@ -31,6 +31,11 @@ public final class Tlp {
      * TLPs cost an event there.
      */
     boolean notifySent;
+    /**
+     * The receiver takes it late ({@link LinkEnd#takesLate}): the link hands it over when next brought up to date
+     * after its arrival, with no delivery event of its own.
+     */
+    boolean late;
 
     // Link timing, set by the LinkTransmitter that carries the TLP (ps).
     /** Earliest time the TLP may start on the wire; it counts as queued from then on. */
@@ -84,6 +89,7 @@ public final class Tlp {
         last = false;
         notifyOnApply = false;
         notifySent = false;
+        late = false;
         address = 0;
         length = 0;
         tag = 0;

@@ -47,6 +47,9 @@ class LinkTransmitterReferenceTest {
         long readyPs;
         long sentPs = -1;
         long arrivedPs = -1;
+        /** When the receiver got it: its arrival, or later for a TLP taken late. */
+        long handedPs = -1;
+        boolean late;
         long startSeen;
         // The reference's answer.
         long start;
@@ -88,6 +91,8 @@ class LinkTransmitterReferenceTest {
         int ticks;
         int wakes;
         long refusedAt = -1;
+        /** Take two TLPs in three late (by id), with late hand-over on. */
+        boolean takeLate;
 
         Harness(Simulator sim, SplittableRandom rnd, PcieConfig cfg, int[] limits, List<Item> script) {
             this.sim = sim;
@@ -96,6 +101,7 @@ class LinkTransmitterReferenceTest {
             };
             this.link = new LinkTransmitter(top, "link", cfg, limits[0], limits[1], limits[2]);
             link.connect(this, this);
+            link.setLateHandover(false);
             this.script = script;
             this.tick = sim.event("sender", () -> {
                 ticks++;
@@ -131,9 +137,18 @@ class LinkTransmitterReferenceTest {
         }
 
         @Override
+        public boolean takesLate(Tlp tlp) {
+            boolean late = takeLate && tlp.address % 3 != 0;
+            script.get((int) tlp.address).late = late;
+            return late;
+        }
+
+        @Override
         public void receive(Tlp tlp) {
             Item it = script.get((int) tlp.address);
-            it.arrivedPs = sim.now();
+            assertThat(tlp.late).as("late flag of %d", it.id).isEqualTo(it.late);
+            it.arrivedPs = it.late ? tlp.arrivePs : sim.now();
+            it.handedPs = sim.now();
             it.startSeen = tlp.startPs;
             arrivals.add(it);
         }
@@ -285,6 +300,21 @@ class LinkTransmitterReferenceTest {
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
     void everyTlpStartsEndsAndArrivesWhereTheReferenceSays(long seed) {
+        checkAgainstTheReference(seed, false);
+    }
+
+    /**
+     * With late hand-over, TLPs the receiver takes late cost no event: each reaches the receiver in wire order, with
+     * its true arrival time, no earlier than that and no later than the next TLP delivered by event (or the end of
+     * the run, which waits for the last arrival); timing, limits, wake-ups and statistics are exactly as before.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void tlpsTakenLateKeepEveryTimeAndCostNoEvent(long seed) {
+        checkAgainstTheReference(seed, true);
+    }
+
+    private void checkAgainstTheReference(long seed, boolean late) {
         SplittableRandom rnd = new SplittableRandom(seed);
         Setup setup = setup(seed, rnd);
         PcieConfig cfg = setup.cfg;
@@ -292,6 +322,8 @@ class LinkTransmitterReferenceTest {
         List<Item> script = setup.script;
         Simulator sim = new Simulator(seed);
         Harness h = new Harness(sim, rnd, cfg, limits, script);
+        h.takeLate = late;
+        h.link.setLateHandover(late);
         h.tick.schedule(0);
         List<Checkpoint> checkpoints = new ArrayList<>();
         TimeAverage queued = timeAverage(h.link, "queued");
@@ -303,15 +335,35 @@ class LinkTransmitterReferenceTest {
                     h.link.onWire(), h.link.wireBytes(), h.link.overheadBytes()));
             sim.stats().reset();
         }
+        // Late TLPs still on the wire when the events ran out arrive as the run ends.
+        long lastEvent = sim.now();
+        sim.run();
 
         List<Item> order = reference(cfg, script);
         assertThat(h.arrivals).as("arrival order").containsExactlyElementsOf(order);
         long flagged = 0;
-        for (Item it : order) {
+        long eagerDeliveries = 0;
+        long nextEagerPs = sim.now();
+        for (int i = order.size() - 1; i >= 0; i--) {
+            Item it = order.get(i);
             assertThat(it.startSeen).as("start of %d", it.id).isEqualTo(it.start);
             assertThat(it.arrivedPs).as("arrival of %d", it.id).isEqualTo(it.end + cfg.linkLatencyPs());
             assertThat(it.sentPs).as("end reported for %d", it.id).isEqualTo(it.notify ? it.end : -1);
+            if (it.late) {
+                assertThat(it.handedPs).as("hand-over of late %d", it.id).isBetween(it.arrivedPs, nextEagerPs);
+            } else {
+                assertThat(it.handedPs).as("delivery of %d", it.id).isEqualTo(it.arrivedPs);
+                nextEagerPs = it.arrivedPs;
+                eagerDeliveries++;
+            }
             flagged += it.notify ? 1 : 0;
+        }
+        long lastArrival = order.stream().mapToLong(i -> i.arrivedPs).max().orElseThrow();
+        assertThat(sim.now()).as("the run ends at the last arrival").isEqualTo(Math.max(lastEvent, lastArrival));
+        if (late) {
+            assertThat(order.stream().filter(i -> i.late).count()).as("TLPs taken late").isPositive();
+        } else {
+            assertThat(eagerDeliveries).isEqualTo(order.size());
         }
 
         // Every answer of canAccept: class slots are held from enqueue until the start.
@@ -359,7 +411,7 @@ class LinkTransmitterReferenceTest {
 
         // Events: the sender's own, one delivery per TLP, one per end reported (with no latency the delivery may
         // report it), one per wake-up; nothing else.
-        long expected = h.ticks + script.size() + h.wakes;
+        long expected = h.ticks + eagerDeliveries + h.wakes;
         if (cfg.linkLatencyPs() > 0) {
             assertThat(sim.eventsExecuted()).isEqualTo(expected + flagged);
         } else {
