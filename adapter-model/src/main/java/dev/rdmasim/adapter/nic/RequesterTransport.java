@@ -320,9 +320,13 @@ final class RequesterTransport extends Module implements SendScheduler.Requester
         // from the PSN and range it names); a first request has none yet.
         int k = read ? w.responses : w.packetsQueued;
         int psn = Psn.add(w.firstPsn, k);
-        if (Psn.diff(psn, qp.req.unackedPsn) >= params.maxUnacked()) {
+        // A READ takes the window at its first PSN, asked again or not: the acknowledged PSNs stop at the READ's
+        // first missing response (READ responses acknowledge nothing until the READ is complete), so a READ asked
+        // again for its rest from beyond the window would wait for an ACK that only its own responses can bring.
+        int windowPsn = read ? w.firstPsn : psn;
+        if (Psn.diff(windowPsn, qp.req.unackedPsn) >= params.maxUnacked()) {
             qp.req.windowWait = true;
-            qp.req.windowWaitPsn = psn;
+            qp.req.windowWaitPsn = windowPsn;
             windowFull.enter();
             return 0; // Window full; an ACK requeues the QP.
         }

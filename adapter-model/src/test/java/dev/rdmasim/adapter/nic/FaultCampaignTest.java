@@ -23,33 +23,44 @@ import org.junit.jupiter.params.provider.MethodSource;
  * range, of sizes from empty to several packets, with up to 16 requests outstanding on one QP, over a
  * link that drops and corrupts 0 to 30 % of the frames each way. Every request must complete
  * successfully, once, in posting order, with every destination byte right; a run that ends with
- * requests outstanding and nothing left to happen fails on the adapter's invariant.
+ * requests outstanding and nothing left to happen fails on the adapter's invariant. At MTU 256 B some
+ * requests are 32 to 64 KiB: messages of 128 to 256 packets, as long as the PSN window or twice as long.
  */
 class FaultCampaignTest {
     static final int ALL = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ;
     static final int REQUESTS = 96;
     static final int DEPTH = 16;
-    static final long SLOT = 16384;
-    static final long READ_BACK = 4L << 20;
-    static final long RECV_AREA = 2L << 20;
+    /** A transfer of 128 packets or more at the small MTU: from this many bytes, up to twice as many. */
+    static final int LONG = 32 << 10;
 
     static Stream<Arguments> campaign() {
         double[][] faults = {{0, 0}, {0.1, 0}, {0.3, 0}, {0, 0.1}, {0, 0.3}, {0.15, 0.15}};
         List<Arguments> cases = new ArrayList<>();
         for (double[] f : faults) {
             for (long seed = 1; seed <= 3; seed++) {
-                cases.add(Arguments.of(f[0], f[1], seed));
+                cases.add(Arguments.of(1024, f[0], f[1], seed));
             }
+        }
+        // A small MTU: long messages span the whole PSN window (transport.maxUnackedPsns, 128), under light and heavy
+        // loss; one seed each, as their long messages make these runs the campaign's longest.
+        double[][] smallMtuCases = {{0.02, 0, 1}, {0.1, 0, 2}, {0, 0.05, 1}, {0.05, 0.05, 2}};
+        for (double[] c : smallMtuCases) {
+            cases.add(Arguments.of(256, c[0], c[1], (long) c[2]));
         }
         return cases.stream();
     }
 
-    @ParameterizedTest(name = "drop {0} corrupt {1} seed {2}")
+    @ParameterizedTest(name = "mtu {0} drop {1} corrupt {2} seed {3}")
     @MethodSource("campaign")
-    void everyRequestCompletesInOrderWithEveryByteRight(double drop, double corrupt, long seed) {
-        Profile profile = Profile.defaults().withOverrides(List.of("transport.ackTimeout=100us", "link.mtu=1024"));
+    void everyRequestCompletesInOrderWithEveryByteRight(int mtu, double drop, double corrupt, long seed) {
+        Profile profile = Profile.defaults().withOverrides(List.of("transport.ackTimeout=100us", "link.mtu=" + mtu));
+        // Each request has a slot of its own in the source, receive and read-back areas, as large as its largest size.
+        boolean longOnes = mtu < 1024;
+        long slotSize = longOnes ? 2 * LONG : 16384;
+        long recvArea = longOnes ? REQUESTS * slotSize : 2L << 20;
+        long readBack = longOnes ? 2 * REQUESTS * slotSize : 4L << 20;
         Simulator sim = new Simulator(seed);
-        TestHost[] p = TestHost.pair(sim, profile, 8L << 20, ALL);
+        TestHost[] p = TestHost.pair(sim, profile, longOnes ? 3 * REQUESTS * slotSize : 8L << 20, ALL);
         TestHost a = p[0];
         TestHost b = p[1];
         TestHost.lastLink.aToB().setFaults(drop, corrupt);
@@ -64,19 +75,22 @@ class FaultCampaignTest {
         long[] check = new long[REQUESTS];
         boolean[] checkAtA = new boolean[REQUESTS];
         for (int i = 0; i < REQUESTS; i++) {
-            long slot = i * SLOT;
+            long slot = i * slotSize;
             int kind = rnd.nextInt(5);
             if (kind == 4 && i > 0 && op[i - 1] == WqeOpcode.RDMA_WRITE && !inline[i - 1]) {
                 // Read back what the previous WRITE put there: the responder must have executed it first.
                 op[i] = WqeOpcode.RDMA_READ;
                 data[i] = data[i - 1];
                 remote[i] = remote[i - 1];
-                local[i] = READ_BACK + slot;
+                local[i] = readBack + slot;
                 check[i] = a.buf + local[i];
                 checkAtA[i] = true;
                 continue;
             }
             int len = kind == 1 ? rnd.nextInt(221) : rnd.nextInt(3) == 0 ? rnd.nextInt(1100) : rnd.nextInt(9000);
+            if (longOnes && kind != 1 && rnd.nextInt(4) == 0) {
+                len = LONG + rnd.nextInt(LONG + 1);
+            }
             data[i] = new byte[len];
             rnd.nextBytes(data[i]);
             switch (kind) {
@@ -92,12 +106,12 @@ class FaultCampaignTest {
                     op[i] = WqeOpcode.SEND;
                     local[i] = slot;
                     a.mem.write(a.buf + slot, data[i], 0, len);
-                    check[i] = b.buf + RECV_AREA + slot;
+                    check[i] = b.buf + recvArea + slot;
                 }
                 default -> {
                     op[i] = WqeOpcode.RDMA_READ;
                     remote[i] = slot;
-                    local[i] = READ_BACK + slot;
+                    local[i] = readBack + slot;
                     b.mem.write(b.buf + slot, data[i], 0, len);
                     check[i] = a.buf + local[i];
                     checkAtA[i] = true;
@@ -115,7 +129,7 @@ class FaultCampaignTest {
                 int len = data[i].length;
                 switch (op[i]) {
                     case WqeOpcode.SEND -> {
-                        b.postRecv(b.buf + RECV_AREA + local[i], (int) SLOT);
+                        b.postRecv(b.buf + recvArea + local[i], (int) slotSize);
                         sends++;
                         a.post(WqeOpcode.SEND, -1, 0, a.buf + local[i], len, false, true);
                     }

@@ -180,6 +180,25 @@ class TransportRecoveryTest {
     }
 
     @Test
+    void aReadLongerThanThePsnWindowIsAskedAgainFromAResponseBeyondTheWindow() {
+        // 64 KiB at MTU 256 B: 256 responses, twice the default window of 128 unacknowledged PSNs. Response 150 is
+        // lost: the READ is asked again from PSN first + 150, beyond the window counted from the READ's first PSN
+        // (READ responses acknowledge nothing until the READ is complete). The READ took its window when it was
+        // first asked, so asking again is not held back; held back, it would wait for an ACK nothing can send,
+        // and every timeout would rewind without sending until the retries ran out.
+        byte[] data = pattern(9, 64 * 1024);
+        Profile smallMtu = Profile.defaults().with("link.mtu", "256");
+        Run r = runLosing(smallMtu, oneRead(data), new Loss(true, Opcode.RDMA_READ_RESPONSE_MIDDLE, 149));
+        assertReadLanded(r, data, 1);
+        assertThat(r.count(false, Opcode.RDMA_READ_REQUEST)).isEqualTo(2);
+        // Asked again from the missing response: 256 + 106 responses, within a millisecond, no timeout.
+        assertThat(r.count(true, Opcode.RDMA_READ_RESPONSE_MIDDLE) + r.count(true, Opcode.RDMA_READ_RESPONSE_FIRST)
+                + r.count(true, Opcode.RDMA_READ_RESPONSE_LAST)).isEqualTo(256 + 106);
+        assertThat(r.counter("nicA.req", "timeouts")).isZero();
+        assertThat(r.frames.get(r.frames.size() - 1)[0]).isLessThan(MS);
+    }
+
+    @Test
     void aLaterReadsResponseShowsThatAnEarlierReadLostItsLastResponse() {
         byte[] first = pattern(6, 3000);
         byte[] second = pattern(7, 3000);
