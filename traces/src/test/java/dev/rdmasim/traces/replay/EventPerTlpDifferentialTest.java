@@ -47,7 +47,7 @@ class EventPerTlpDifferentialTest {
     }
 
     static Stream<Long> seeds() {
-        return LongStream.rangeClosed(1, 9).boxed();
+        return LongStream.rangeClosed(1, 12).boxed();
     }
 
     /**
