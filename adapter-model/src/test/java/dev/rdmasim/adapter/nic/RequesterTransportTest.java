@@ -1350,4 +1350,95 @@ class RequesterTransportTest {
         assertThat(b.syndrome).isEqualTo(CqeSyndrome.REMOTE_ACCESS);
         assertThat(q.qp.state()).isEqualTo(QpState.ERROR);
     }
+
+    /** The transport's bound named {@code name}. */
+    private static Bound bound(Rig rig, String name) {
+        return rig.req.stats().bounds().stream().filter(b -> b.fractionName().equals(name + "FullFraction")).findFirst().orElseThrow();
+    }
+
+    /**
+     * Three SENDs with a window of two PSNs: the third waits for the window, and the QP counts as at the window's
+     * limit. A remote-access NAK for the first fails the QP at once: the QP leaves the limit and its timer stops then,
+     * not when something next looks at it. The ring tells the fetch engine how much room it has throughout.
+     */
+    @Test
+    void aFailedQpLeavesItsWindowWaitAndStopsItsTimerAtOnce() {
+        Rig rig = manualRig(2, 8);
+        QpModel q = rig.models.get(0);
+        for (int i = 0; i < 3; i++) {
+            postSend(rig, q, true);
+        }
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100, 101);
+        assertThat(q.qp.req.inFlight()).isEqualTo(3);
+        assertThat(q.qp.req.room()).as("of a ring of 8").isEqualTo(5);
+        assertThat(q.qp.req.retriesLeft()).isEqualTo(7);
+        assertThat(q.qp.req.retireQueued()).isFalse();
+        assertThat(bound(rig, "psnWindow").full()).as("the third SEND waits for the window").isTrue();
+        assertThat(q.qp.req.deadline()).as("timer running").isPositive();
+        answer(rig, q, 100, Aeth.nak(2));
+        assertThat(q.qp.state()).isEqualTo(QpState.ERROR);
+        assertThat(bound(rig, "psnWindow").full()).as("a failed QP waits for no window").isFalse();
+        assertThat(q.qp.req.deadline()).as("timer stopped").isEqualTo(-1);
+        assertThat(q.qp.req.inFlight()).isZero();
+        assertThat(q.qp.req.room()).isEqualTo(8);
+        runFor(rig, 100_000 * PS_PER_NS);
+        assertThat(q.reqs).extracting(r -> r.syndrome).containsExactly(CqeSyndrome.REMOTE_ACCESS, CqeSyndrome.WR_FLUSH,
+                CqeSyndrome.WR_FLUSH);
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isZero();
+    }
+
+    /**
+     * The same waiting QP moved to error from outside (as the firmware does on a modify to ERROR, then queueing it):
+     * it is flushed at once, leaves the window's limit and stops its timer.
+     */
+    @Test
+    void aQpMovedToErrorLeavesItsWindowWaitAndStopsItsTimerWhenFlushed() {
+        Rig rig = manualRig(2, 8);
+        QpModel q = rig.models.get(0);
+        for (int i = 0; i < 3; i++) {
+            postSend(rig, q, true);
+        }
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(bound(rig, "psnWindow").full()).isTrue();
+        q.qp.moveTo(QpState.ERROR);
+        rig.req.queue(q.qp);
+        assertThat(bound(rig, "psnWindow").full()).isFalse();
+        assertThat(q.qp.req.deadline()).isEqualTo(-1);
+        runFor(rig, 100_000 * PS_PER_NS);
+        assertThat(q.reqs).extracting(r -> r.syndrome).containsOnly(CqeSyndrome.WR_FLUSH).hasSize(3);
+        assertThat(rig.req.busyWith(q.qp)).isFalse();
+    }
+
+    /**
+     * The timer restarts, a full timeout ahead, the instant a timeout rewinds the QP and the instant an RNR wait ends,
+     * as the resent packet is handed on; not later, when that packet leaves. Each timeout takes a retry.
+     */
+    @Test
+    void aTimeoutAndTheEndOfAnRnrWaitRestartTheTimerAtOnce() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        long timeout = rig.params.ackTimeoutPs();
+        postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        long first = q.qp.req.deadline();
+        assertThat(first).isPositive();
+        rig.h.sim.runUntil(first);
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isEqualTo(1);
+        assertThat(psns(rig)).as("resent at once").containsExactly(100, 100);
+        assertThat(q.qp.req.deadline()).as("restarted as it rewound").isEqualTo(first + timeout);
+        assertThat(q.qp.req.retriesLeft()).isEqualTo(6);
+        runFor(rig, 2_000 * PS_PER_NS);
+        answer(rig, q, 100, Aeth.rnrNak(1));
+        long rnrEnd = q.qp.req.deadline();
+        assertThat(rnrEnd).as("the RNR delay").isEqualTo(rig.h.sim.now() + rig.params.rnrTimerPs());
+        rig.h.sim.runUntil(rnrEnd);
+        assertThat(psns(rig)).as("resent when the wait ends").containsExactly(100, 100, 100);
+        assertThat(q.qp.req.deadline()).as("restarted as the wait ended").isEqualTo(rnrEnd + timeout);
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isEqualTo(1);
+        answer(rig, q, 100, Aeth.ack(0));
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(q.reqs.get(0).reported).isTrue();
+        assertThat(q.qp.req.retriesLeft()).as("given back by progress").isEqualTo(7);
+    }
 }
