@@ -1441,4 +1441,29 @@ class RequesterTransportTest {
         assertThat(q.reqs.get(0).reported).isTrue();
         assertThat(q.qp.req.retriesLeft()).as("given back by progress").isEqualTo(7);
     }
+
+    /**
+     * One ACK for twelve signaled SENDs: the CQE writer takes as many completions as it has room for, and the rest
+     * of the retirements wait for its room, the QP flagged as waiting; they complete in order as room comes.
+     */
+    @Test
+    void retirementsWaitForCqeRoomAndTheQpSaysSo() {
+        Rig rig = manualRig(16, 16);
+        QpModel q = rig.models.get(0);
+        for (int i = 0; i < 12; i++) {
+            postSend(rig, q, true);
+        }
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(psns(rig)).hasSize(12);
+        assertThat(q.qp.req.retireQueued()).isFalse();
+        answer(rig, q, 111, Aeth.ack(0));
+        assertThat(q.qp.req.retireQueued()).as("completions beyond the CQE writer's room wait").isTrue();
+        assertThat(q.qp.req.inFlight()).as("the requests whose completion waits").isPositive().isLessThan(12);
+        assertThat(rig.req.busyWith(q.qp)).isTrue();
+        runFor(rig, 100_000 * PS_PER_NS);
+        assertThat(q.qp.req.retireQueued()).isFalse();
+        assertThat(q.qp.req.inFlight()).isZero();
+        assertThat(q.reqs).allMatch(r -> r.reported && r.syndrome == 0);
+        assertThat(rig.req.busyWith(q.qp)).isFalse();
+    }
 }
