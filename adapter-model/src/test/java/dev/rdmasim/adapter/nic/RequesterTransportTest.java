@@ -1466,4 +1466,81 @@ class RequesterTransportTest {
         assertThat(q.reqs).allMatch(r -> r.reported && r.syndrome == 0);
         assertThat(rig.req.busyWith(q.qp)).isFalse();
     }
+
+    /** Other QPs (from 40 on) post SENDs until every slot of the stand-in transmitter is taken: no QP gets a turn. */
+    private static void takeEverySlot(Rig rig) {
+        int qpn = 40 + rig.models.size();
+        while (rig.slotsUsed < rig.slots) {
+            QpModel other = rig.addQp(qpn++, 8, 1000, 7, RequesterTransport.INFINITE_RNR_RETRY, 4, 16);
+            postSend(rig, other, false);
+            postSend(rig, other, false);
+        }
+    }
+
+    /**
+     * A SEND waits for the PSN window; while every transmit slot is taken (so the QP gets no turn), an ACK that opens
+     * the window, or a sequence NAK that rewinds the QP, ends the wait at once: the window's limit is no longer
+     * counted from that instant, not from the QP's next turn.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void anAckOpeningTheWindowOrARewindEndsTheWindowWaitAtOnce(boolean rewind) {
+        Rig rig = manualRig(2, 8);
+        QpModel q = rig.models.get(0);
+        for (int i = 0; i < 3; i++) {
+            postSend(rig, q, true);
+        }
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100, 101);
+        Bound window = bound(rig, "psnWindow");
+        assertThat(window.full()).isTrue();
+        takeEverySlot(rig);
+        long before = rig.packets.size();
+        long fullSince = window.fullTimePs();
+        answer(rig, q, 100, rewind ? Aeth.nak(0) : Aeth.ack(0));
+        assertThat(rig.packets).as("no turn: every slot is taken").hasSize((int) before);
+        assertThat(window.full()).as("the wait is over").isFalse();
+        assertThat(window.fullTimePs()).as("counted until the ACK or NAK").isEqualTo(fullSince);
+        runFor(rig, 5_000 * PS_PER_NS);
+        if (rewind) {
+            assertThat(psns(rig)).as("sent again from the PSN named").containsSubsequence(100, 101, 100, 101);
+        } else {
+            assertThat(window.full()).isFalse();
+            assertThat(window.fullTimePs()).isEqualTo(fullSince);
+            assertThat(psns(rig)).contains(102);
+        }
+    }
+
+    /**
+     * A second READ waits for the QP's one outbound READ slot; the first READ's last response, taken while every
+     * transmit slot is taken, frees the slot at once: the READ limit is no longer counted from that instant.
+     */
+    @Test
+    void theLastResponseOfAReadEndsTheReadLimitWaitAtOnce() {
+        SplittableRandom rnd = new SplittableRandom(98);
+        var params = new RequesterTransport.Params(16, 40_000 * PS_PER_NS, 3_000 * PS_PER_NS, 1, 1024);
+        Rig rig = new Rig(98, rnd, params, 8, 4096);
+        rig.manual = true;
+        QpModel q = rig.addQp(5, 8, 100, 7, RequesterTransport.INFINITE_RNR_RETRY, 1, 16);
+        Req first = rig.script(q, WqeOpcode.RDMA_READ, 2 * 1024, true, false, false);
+        rig.post(q, first);
+        Req second = rig.script(q, WqeOpcode.RDMA_READ, 100, true, false, false);
+        rig.post(q, second);
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100);
+        Bound ord = bound(rig, "ord");
+        assertThat(ord.full()).isTrue();
+        rig.back(new Back(q, 100, 0, first, 0), false);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(first.accepted).isEqualTo(1);
+        takeEverySlot(rig);
+        long fullSince = ord.fullTimePs();
+        rig.backQueue.add(new Back(q, 101, 0, first, 1));
+        rig.backStep();
+        assertThat(first.accepted).as("the last response taken at once").isEqualTo(2);
+        assertThat(ord.full()).as("the READ slot is free").isFalse();
+        runFor(rig, 5_000 * PS_PER_NS);
+        assertThat(ord.fullTimePs()).isEqualTo(fullSince);
+        assertThat(psns(rig)).contains(102);
+    }
 }
