@@ -14,6 +14,7 @@ import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.wave.SignalFilter;
 import dev.rdmasim.kernel.wave.VcdWriter;
 import java.io.StringWriter;
+import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -518,7 +519,7 @@ class ReceiverTest {
         }
 
         /** As above, with the receiver's signals written to {@code wave} (null: no waveform). */
-        Probe(int packetCycles, int pipelineCycles, java.io.Writer wave) {
+        Probe(int packetCycles, int pipelineCycles, Writer wave) {
             if (wave != null) {
                 h.sim.attachWave(new VcdWriter(wave, h.sim::now, SignalFilter.parse("nic.rx.*")));
             }
