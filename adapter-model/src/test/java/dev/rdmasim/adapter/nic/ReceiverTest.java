@@ -11,6 +11,10 @@ import dev.rdmasim.adapter.wire.RoceReader;
 import dev.rdmasim.adapter.wire.RoceWriter;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.wave.SignalFilter;
+import dev.rdmasim.kernel.wave.VcdWriter;
+import java.io.StringWriter;
+import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -511,6 +515,14 @@ class ReceiverTest {
         int messageWritten;
 
         Probe(int packetCycles, int pipelineCycles) {
+            this(packetCycles, pipelineCycles, null);
+        }
+
+        /** As above, with the receiver's signals written to {@code wave} (null: no waveform). */
+        Probe(int packetCycles, int pipelineCycles, Writer wave) {
+            if (wave != null) {
+                h.sim.attachWave(new VcdWriter(wave, h.sim::now, SignalFilter.parse("nic.rx.*")));
+            }
             PayloadWriter payloadWriter = new PayloadWriter(h.top, h.work, null, h.link.dma().addChannel("rxWrite", 4));
             rx = new Receiver(h.top, new Receiver.Params(packetCycles, pipelineCycles), h.clock, h.work, h, payloadWriter,
                     this, this);
@@ -596,6 +608,38 @@ class ReceiverTest {
         assertThat(p.cable.bToA().refusals()).isEqualTo(2);
         assertThat(BlockHarness.counter(p.rx, "frames")).isEqualTo(3);
         assertThat(p.peer.freeBuffers()).isEqualTo(p.peer.bufferCount());
+    }
+
+    /**
+     * Traced, the busy flag rises as the first frame is taken and stays up while the frames behind it are taken back
+     * to back, each as the pipeline frees; it drops when the last one's cycles end, though no event of the receiver's
+     * own happens then (its effects were worked out when it was taken).
+     */
+    @Test
+    void theBusyFlagDropsWhenTheLastFramesCyclesEnd() {
+        StringWriter wave = new StringWriter();
+        Probe p = new Probe(100, 0, wave);
+        p.send(Opcode.ACKNOWLEDGE, FIRST_QP, 1);
+        p.send(Opcode.ACKNOWLEDGE, FIRST_QP, 2);
+        p.h.sim.run();
+        p.h.sim.wave().close();
+        assertThat(p.owners).containsExactly("ack", "ack");
+        long firstArrival = p.calls.get(0)[1];
+        long lastEnd = p.calls.get(1)[2];
+        assertThat(lastEnd - p.calls.get(1)[1]).isEqualTo(p.h.clock.periodPs() * 100);
+        // The VCD as (time, value) of the one traced signal: the initial value, then each change.
+        List<String> changes = new ArrayList<>();
+        long time = 0;
+        for (String line : wave.toString().split("\n")) {
+            if (line.startsWith("#")) {
+                time = Long.parseLong(line.substring(1));
+            } else if (line.matches("[01]\\S+")) {
+                changes.add(time + "=" + line.charAt(0));
+            }
+        }
+        assertThat(wave.toString()).contains(" busy $end");
+        assertThat(changes).containsExactly("0=0", firstArrival + "=1", p.calls.get(0)[2] + "=0", p.calls.get(0)[2] + "=1",
+                lastEnd + "=0");
     }
 
     @Test

@@ -1350,4 +1350,197 @@ class RequesterTransportTest {
         assertThat(b.syndrome).isEqualTo(CqeSyndrome.REMOTE_ACCESS);
         assertThat(q.qp.state()).isEqualTo(QpState.ERROR);
     }
+
+    /** The transport's bound named {@code name}. */
+    private static Bound bound(Rig rig, String name) {
+        return rig.req.stats().bounds().stream().filter(b -> b.fractionName().equals(name + "FullFraction")).findFirst().orElseThrow();
+    }
+
+    /**
+     * Three SENDs with a window of two PSNs: the third waits for the window, and the QP counts as at the window's
+     * limit. A remote-access NAK for the first fails the QP at once: the QP leaves the limit and its timer stops then,
+     * not when something next looks at it. The ring tells the fetch engine how much room it has throughout.
+     */
+    @Test
+    void aFailedQpLeavesItsWindowWaitAndStopsItsTimerAtOnce() {
+        Rig rig = manualRig(2, 8);
+        QpModel q = rig.models.get(0);
+        for (int i = 0; i < 3; i++) {
+            postSend(rig, q, true);
+        }
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100, 101);
+        assertThat(q.qp.req.inFlight()).isEqualTo(3);
+        assertThat(q.qp.req.room()).as("of a ring of 8").isEqualTo(5);
+        assertThat(q.qp.req.retriesLeft()).isEqualTo(7);
+        assertThat(q.qp.req.retireQueued()).isFalse();
+        assertThat(bound(rig, "psnWindow").full()).as("the third SEND waits for the window").isTrue();
+        assertThat(q.qp.req.deadline()).as("timer running").isPositive();
+        answer(rig, q, 100, Aeth.nak(2));
+        assertThat(q.qp.state()).isEqualTo(QpState.ERROR);
+        assertThat(bound(rig, "psnWindow").full()).as("a failed QP waits for no window").isFalse();
+        assertThat(q.qp.req.deadline()).as("timer stopped").isEqualTo(-1);
+        assertThat(q.qp.req.inFlight()).isZero();
+        assertThat(q.qp.req.room()).isEqualTo(8);
+        runFor(rig, 100_000 * PS_PER_NS);
+        assertThat(q.reqs).extracting(r -> r.syndrome).containsExactly(CqeSyndrome.REMOTE_ACCESS, CqeSyndrome.WR_FLUSH,
+                CqeSyndrome.WR_FLUSH);
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isZero();
+    }
+
+    /**
+     * The same waiting QP moved to error from outside (as the firmware does on a modify to ERROR, then queueing it):
+     * it is flushed at once, leaves the window's limit and stops its timer.
+     */
+    @Test
+    void aQpMovedToErrorLeavesItsWindowWaitAndStopsItsTimerWhenFlushed() {
+        Rig rig = manualRig(2, 8);
+        QpModel q = rig.models.get(0);
+        for (int i = 0; i < 3; i++) {
+            postSend(rig, q, true);
+        }
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(bound(rig, "psnWindow").full()).isTrue();
+        q.qp.moveTo(QpState.ERROR);
+        rig.req.queue(q.qp);
+        assertThat(bound(rig, "psnWindow").full()).isFalse();
+        assertThat(q.qp.req.deadline()).isEqualTo(-1);
+        runFor(rig, 100_000 * PS_PER_NS);
+        assertThat(q.reqs).extracting(r -> r.syndrome).containsOnly(CqeSyndrome.WR_FLUSH).hasSize(3);
+        assertThat(rig.req.busyWith(q.qp)).isFalse();
+    }
+
+    /**
+     * The timer restarts, a full timeout ahead, the instant a timeout rewinds the QP and the instant an RNR wait ends,
+     * as the resent packet is handed on; not later, when that packet leaves. Each timeout takes a retry.
+     */
+    @Test
+    void aTimeoutAndTheEndOfAnRnrWaitRestartTheTimerAtOnce() {
+        Rig rig = manualRig(16, 8);
+        QpModel q = rig.models.get(0);
+        long timeout = rig.params.ackTimeoutPs();
+        postSend(rig, q, true);
+        runFor(rig, 2_000 * PS_PER_NS);
+        long first = q.qp.req.deadline();
+        assertThat(first).isPositive();
+        rig.h.sim.runUntil(first);
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isEqualTo(1);
+        assertThat(psns(rig)).as("resent at once").containsExactly(100, 100);
+        assertThat(q.qp.req.deadline()).as("restarted as it rewound").isEqualTo(first + timeout);
+        assertThat(q.qp.req.retriesLeft()).isEqualTo(6);
+        runFor(rig, 2_000 * PS_PER_NS);
+        answer(rig, q, 100, Aeth.rnrNak(1));
+        long rnrEnd = q.qp.req.deadline();
+        assertThat(rnrEnd).as("the RNR delay").isEqualTo(rig.h.sim.now() + rig.params.rnrTimerPs());
+        rig.h.sim.runUntil(rnrEnd);
+        assertThat(psns(rig)).as("resent when the wait ends").containsExactly(100, 100, 100);
+        assertThat(q.qp.req.deadline()).as("restarted as the wait ended").isEqualTo(rnrEnd + timeout);
+        assertThat(BlockHarness.counter(rig.req, "timeouts")).isEqualTo(1);
+        answer(rig, q, 100, Aeth.ack(0));
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(q.reqs.get(0).reported).isTrue();
+        assertThat(q.qp.req.retriesLeft()).as("given back by progress").isEqualTo(7);
+    }
+
+    /**
+     * One ACK for twelve signaled SENDs: the CQE writer takes as many completions as it has room for, and the rest
+     * of the retirements wait for its room, the QP flagged as waiting; they complete in order as room comes.
+     */
+    @Test
+    void retirementsWaitForCqeRoomAndTheQpSaysSo() {
+        Rig rig = manualRig(16, 16);
+        QpModel q = rig.models.get(0);
+        for (int i = 0; i < 12; i++) {
+            postSend(rig, q, true);
+        }
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(psns(rig)).hasSize(12);
+        assertThat(q.qp.req.retireQueued()).isFalse();
+        answer(rig, q, 111, Aeth.ack(0));
+        assertThat(q.qp.req.retireQueued()).as("completions beyond the CQE writer's room wait").isTrue();
+        assertThat(q.qp.req.inFlight()).as("the requests whose completion waits").isPositive().isLessThan(12);
+        assertThat(rig.req.busyWith(q.qp)).isTrue();
+        runFor(rig, 100_000 * PS_PER_NS);
+        assertThat(q.qp.req.retireQueued()).isFalse();
+        assertThat(q.qp.req.inFlight()).isZero();
+        assertThat(q.reqs).allMatch(r -> r.reported && r.syndrome == 0);
+        assertThat(rig.req.busyWith(q.qp)).isFalse();
+    }
+
+    /** Other QPs (from 40 on) post SENDs until every slot of the stand-in transmitter is taken: no QP gets a turn. */
+    private static void takeEverySlot(Rig rig) {
+        int qpn = 40 + rig.models.size();
+        while (rig.slotsUsed < rig.slots) {
+            QpModel other = rig.addQp(qpn++, 8, 1000, 7, RequesterTransport.INFINITE_RNR_RETRY, 4, 16);
+            postSend(rig, other, false);
+            postSend(rig, other, false);
+        }
+    }
+
+    /**
+     * A SEND waits for the PSN window; while every transmit slot is taken (so the QP gets no turn), an ACK that opens
+     * the window, or a sequence NAK that rewinds the QP, ends the wait at once: the window's limit is no longer
+     * counted from that instant, not from the QP's next turn.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void anAckOpeningTheWindowOrARewindEndsTheWindowWaitAtOnce(boolean rewind) {
+        Rig rig = manualRig(2, 8);
+        QpModel q = rig.models.get(0);
+        for (int i = 0; i < 3; i++) {
+            postSend(rig, q, true);
+        }
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100, 101);
+        Bound window = bound(rig, "psnWindow");
+        assertThat(window.full()).isTrue();
+        takeEverySlot(rig);
+        long before = rig.packets.size();
+        long fullSince = window.fullTimePs();
+        answer(rig, q, 100, rewind ? Aeth.nak(0) : Aeth.ack(0));
+        assertThat(rig.packets).as("no turn: every slot is taken").hasSize((int) before);
+        assertThat(window.full()).as("the wait is over").isFalse();
+        assertThat(window.fullTimePs()).as("counted until the ACK or NAK").isEqualTo(fullSince);
+        runFor(rig, 5_000 * PS_PER_NS);
+        if (rewind) {
+            assertThat(psns(rig)).as("sent again from the PSN named").containsSubsequence(100, 101, 100, 101);
+        } else {
+            assertThat(window.full()).isFalse();
+            assertThat(window.fullTimePs()).isEqualTo(fullSince);
+            assertThat(psns(rig)).contains(102);
+        }
+    }
+
+    /**
+     * A second READ waits for the QP's one outbound READ slot; the first READ's last response, taken while every
+     * transmit slot is taken, frees the slot at once: the READ limit is no longer counted from that instant.
+     */
+    @Test
+    void theLastResponseOfAReadEndsTheReadLimitWaitAtOnce() {
+        SplittableRandom rnd = new SplittableRandom(98);
+        var params = new RequesterTransport.Params(16, 40_000 * PS_PER_NS, 3_000 * PS_PER_NS, 1, 1024);
+        Rig rig = new Rig(98, rnd, params, 8, 4096);
+        rig.manual = true;
+        QpModel q = rig.addQp(5, 8, 100, 7, RequesterTransport.INFINITE_RNR_RETRY, 1, 16);
+        Req first = rig.script(q, WqeOpcode.RDMA_READ, 2 * 1024, true, false, false);
+        rig.post(q, first);
+        Req second = rig.script(q, WqeOpcode.RDMA_READ, 100, true, false, false);
+        rig.post(q, second);
+        runFor(rig, 2_000 * PS_PER_NS);
+        assertThat(psns(rig)).containsExactly(100);
+        Bound ord = bound(rig, "ord");
+        assertThat(ord.full()).isTrue();
+        rig.back(new Back(q, 100, 0, first, 0), false);
+        runFor(rig, 20_000 * PS_PER_NS);
+        assertThat(first.accepted).isEqualTo(1);
+        takeEverySlot(rig);
+        long fullSince = ord.fullTimePs();
+        rig.backQueue.add(new Back(q, 101, 0, first, 1));
+        rig.backStep();
+        assertThat(first.accepted).as("the last response taken at once").isEqualTo(2);
+        assertThat(ord.full()).as("the READ slot is free").isFalse();
+        runFor(rig, 5_000 * PS_PER_NS);
+        assertThat(ord.fullTimePs()).isEqualTo(fullSince);
+        assertThat(psns(rig)).contains(102);
+    }
 }

@@ -1249,4 +1249,42 @@ class ResponderTest {
             assertThat(t.check(7, RequestKind.SEND, Position.ONLY, 8, 1024)).isEqualTo(Verdict.EXECUTE);
         }
     }
+
+    /**
+     * A QP's responder is built with the QP's own remote access rights, before any connection opens it: WRITEs and
+     * READs at its first PSN execute only if the QP allows them.
+     */
+    @Test
+    void aQpsResponderStartsWithItsAccessRights() {
+        for (int access : new int[] {AccessFlags.LOCAL_WRITE, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE,
+            AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ,
+            AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ}) {
+            QpConfig cfg = new QpConfig(PD, 0, 0, 0, 0, 0, 2, RQ_LOG_STRIDE, 0, 1, MAX_RECV_SGE, 0, access);
+            var t = new Qp(0x61, cfg, 1, 1, 0, 1).resp.transport();
+            boolean write = (access & AccessFlags.REMOTE_WRITE) != 0;
+            boolean read = (access & AccessFlags.REMOTE_READ) != 0;
+            assertThat(t.check(0, RequestKind.WRITE, Position.ONLY, 8, 1024) == Verdict.EXECUTE).as("WRITE, access %d", access)
+                    .isEqualTo(write);
+            assertThat(t.check(0, RequestKind.READ, Position.ONLY, 0, 1024) == Verdict.EXECUTE).as("READ, access %d", access)
+                    .isEqualTo(read);
+        }
+    }
+
+    /**
+     * A QP moved to error (as the firmware does) while a SEND is half received: the message is given up with its
+     * receive WQE, which the flush completes with the others, so the responder holds no open message.
+     */
+    @Test
+    void aQpMovedToErrorMidMessageGivesTheMessageUp() {
+        Run r = new Run(46, false, 1, new Kind[] {Kind.SEND}, new int[] {3});
+        Run.Side s = r.sides.get(0);
+        r.feed(0);
+        r.h.sim.runUntil(50_000_000);
+        assertThat(s.qp.resp.message()).as("the SEND's first packet is placed").isEqualTo(Responder.Message.RECEIVING);
+        s.qp.moveTo(QpState.ERROR);
+        r.responder.startRecvFlush(s.qp);
+        assertThat(s.qp.resp.message()).isEqualTo(Responder.Message.IDLE);
+        assertThat(s.qp.rq.flushing()).isTrue();
+        assertThat(r.responder.busyWith(s.qp)).isFalse();
+    }
 }

@@ -19,6 +19,9 @@ import dev.rdmasim.adapter.wire.RoceReader;
 import dev.rdmasim.adapter.wire.RoceWriter;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.tlm.Acceptor;
+import dev.rdmasim.kernel.wave.SignalFilter;
+import dev.rdmasim.kernel.wave.VcdWriter;
+import java.io.StringWriter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -141,6 +144,11 @@ class TransmitterTest {
         /** Chance in 12 that a QP's turn finds its window closed for a while. */
         int windowClosesIn12 = 1;
         long holdMax = 2_000_000;
+        /** Key checks the stand-in requester saw fail, as "k=packet st=status", when {@link #allowKeyErrors} is set. */
+        final List<String> keyErrors = new ArrayList<>();
+        boolean allowKeyErrors;
+        final StringWriter wave = new StringWriter();
+        VcdWriter vcd;
 
         /** A transmitter of {@code slots} slots and the given MTU, sending from {@code buffers} link buffers. */
         Rig(long seed, SplittableRandom rnd, int slots, int mtu, int buffers) {
@@ -154,8 +162,18 @@ class TransmitterTest {
 
         /** As above, with {@code pipelineCycles} of packetizer pipeline after each frame's booking. */
         Rig(long seed, SplittableRandom rnd, int slots, int mtu, int buffers, int sges, int pipelineCycles) {
+            this(seed, rnd, slots, mtu, buffers, sges, pipelineCycles, null);
+        }
+
+        /** As above, with the signals {@code traced} selects written to {@link #wave} (null: no waveform). */
+        Rig(long seed, SplittableRandom rnd, int slots, int mtu, int buffers, int sges, int pipelineCycles,
+                SignalFilter traced) {
             this.rnd = rnd;
             h = new BlockHarness(seed, BlockHarness.randomPcie(rnd));
+            if (traced != null) {
+                vcd = new VcdWriter(wave, h.sim::now, traced);
+                h.sim.attachWave(vcd);
+            }
             this.mtu = mtu;
             // A 400 Gb/s line sends the largest frame within the packetizer's cycles: frames start when it says.
             packetCycles = 48 + rnd.nextInt(32);
@@ -334,6 +352,12 @@ class TransmitterTest {
             if (st == KeyUnit.WAIT) {
                 keyWaits++;
                 return -1;
+            }
+            if (st != KeyUnit.OK && allowKeyErrors) {
+                // The message ends here: the requester completes it with the error (not modelled here).
+                keyErrors.add("k=" + k + " st=" + st);
+                q.current = null;
+                return q.posted.isEmpty() ? 0 : 1;
             }
             assertThat(st).as("QP %d: key check of a registered range", qp.qpn).isEqualTo(KeyUnit.OK);
             Packet p = new Packet();
@@ -846,5 +870,199 @@ class TransmitterTest {
             assertThat(q.reads).as("QP %d: its READ answered", q.qp.qpn).isEmpty();
         }
         assertThat(rig.seen).isEqualTo(rig.taken.size());
+    }
+
+    /** An inline SEND of one packet on {@code q} whose request was parsed at {@code readyPs}, queued for its turn. */
+    private static void inlineSendReadyAt(Rig rig, QpState q, long readyPs) {
+        Wr w = new Wr(1, 64);
+        w.clear();
+        w.opcode = WqeOpcode.SEND;
+        w.length = 32;
+        w.inline = true;
+        w.packets = 1;
+        w.readyPs = readyPs;
+        w.firstPsn = q.nextPsn;
+        q.nextPsn = Psn.add(q.nextPsn, 1);
+        q.posted.add(w);
+        rig.scheduler.add(q.qp);
+        rig.tx.pump();
+    }
+
+    /** The waveform's levels of signal {@code name} as "time=value" after each instant it changes, from 0. */
+    private static List<String> steps(Rig rig, String name) {
+        rig.vcd.close();
+        Map<String, String> ids = new HashMap<>();
+        List<long[]> changes = new ArrayList<>();
+        List<String> scope = new ArrayList<>();
+        long time = 0;
+        for (String line : rig.wave.toString().split("\n")) {
+            String[] w = line.split(" ");
+            if (line.startsWith("$scope")) {
+                scope.add(w[2]);
+            } else if (line.startsWith("$upscope")) {
+                scope.remove(scope.size() - 1);
+            } else if (line.startsWith("$var")) {
+                ids.put(String.join(".", scope) + "." + w[4], w[3]);
+            } else if (line.startsWith("#")) {
+                time = Long.parseLong(line.substring(1));
+            } else if (line.startsWith("b") && w[1].equals(ids.get(name))) {
+                changes.add(new long[] {time, Long.parseLong(w[0].substring(1), 2)});
+            } else if ((line.startsWith("0") || line.startsWith("1")) && line.substring(1).equals(ids.get(name))) {
+                changes.add(new long[] {time, line.charAt(0) - '0'});
+            }
+        }
+        assertThat(ids).as("signal %s traced", name).containsKey(name);
+        List<String> out = new ArrayList<>();
+        long level = 0;
+        for (int i = 0; i < changes.size(); i++) {
+            long[] c = changes.get(i);
+            if ((i + 1 < changes.size() && changes.get(i + 1)[0] == c[0]) || c[1] == level) {
+                continue; // a later change at the same instant wins
+            }
+            out.add(c[0] + "=" + c[1]);
+            level = c[1];
+        }
+        return out;
+    }
+
+    /**
+     * Traced, the transmitter's occupancy and busy flag change at the instants slots are taken and freed: three inline
+     * SENDs take three of four slots at once, each slot frees as its frame has been built (the packetizer's cycles
+     * each, back to back), and the flag drops with the last. Either signal traced alone arms the event that frees the
+     * slots at their instants, though no packet waits for a slot. Only the frame being built holds a link buffer: the
+     * two behind the busy packetizer take theirs one at a time as it frees.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"nic.tx.*", "nic.tx.busy", "nic.tx.slotsInUse"})
+    void theOccupancyAndBusySignalsChangeAsSlotsAreTakenAndFreed(String traced) {
+        Rig rig = new Rig(21, new SplittableRandom(21), 4, 256, 4, 1, 0, SignalFilter.parse(traced));
+        rig.windowClosesIn12 = 0;
+        QpState q = rig.addQp(20);
+        inlineSends(rig, q, 3);
+        assertThat(rig.link.a().freeBuffers()).as("link buffers taken at once").isEqualTo(rig.link.a().bufferCount() - 1);
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.seen).isEqualTo(3);
+        long p = rig.packetCycles * NIC_CYCLE_PS;
+        assertThat(rig.taken).extracting(k -> k.sentPs).containsExactly(p, 2 * p, 3 * p);
+        if (!traced.endsWith("slotsInUse")) {
+            assertThat(steps(rig, "nic.tx.busy")).containsExactly("0=1", 3 * p + "=0");
+        }
+        if (!traced.endsWith("busy")) {
+            assertThat(steps(rig, "nic.tx.slotsInUse")).containsExactly("0=3", p + "=2", 2 * p + "=1", 3 * p + "=0");
+        }
+    }
+
+    /**
+     * A packet whose request is parsed later than the packetizer frees is booked ahead for its ready time, so two
+     * slots are handed over at once; when the first frees, the event that frees the second is armed for its
+     * instant (nothing else happens then to arm it), and the waveform shows both.
+     */
+    @Test
+    void aSlotBookedAheadForItsReadyTimeFreesAtItsInstant() {
+        Rig rig = new Rig(22, new SplittableRandom(22), 4, 256, 4, 1, 0, SignalFilter.parse("nic.tx.*"));
+        rig.windowClosesIn12 = 0;
+        QpState q = rig.addQp(20);
+        long p = rig.packetCycles * NIC_CYCLE_PS;
+        inlineSendReadyAt(rig, q, 0);
+        inlineSendReadyAt(rig, q, 10 * p);
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.seen).isEqualTo(2);
+        assertThat(rig.taken).extracting(k -> k.sentPs).containsExactly(p, 11 * p);
+        assertThat(steps(rig, "nic.tx.slotsInUse")).containsExactly("0=2", p + "=1", 11 * p + "=0");
+        assertThat(steps(rig, "nic.tx.busy")).containsExactly("0=1", 11 * p + "=0");
+    }
+
+    /**
+     * With both slots taken (the one link buffer is held by a frame the far end keeps refusing), a QP's transmit state
+     * says what it has queued: READ responses with three of four taken, an ACK owed and not yet sent.
+     */
+    @Test
+    void aQpsTransmitStateSaysWhatItHasQueued() {
+        Rig rig = new Rig(23, new SplittableRandom(23), 2, 256, 1, 1, 0);
+        rig.windowClosesIn12 = 0;
+        rig.refuseIn16 = 16;
+        rig.holdMax = 1_000_000_000;
+        QpState b = rig.addQp(20);
+        QpState c = rig.addQp(21);
+        InRead r = new InRead();
+        r.length = 3 * 256 + 10;
+        r.packets = 4;
+        Region region = rig.regions.get(0);
+        r.va = region.va() + 100;
+        r.rkey = region.key();
+        r.psn = 5;
+        b.reads.add(r);
+        rig.tx.queueReadResponse(b.qp);
+        assertThat(b.qp.tx.readQueued()).isTrue();
+        assertThat(b.qp.tx.ackQueued()).isFalse();
+        rig.h.sim.runUntil(1_000_000_000);
+        // The first response holds the link buffer, the second waits for it, the third took the first's slot.
+        assertThat(r.built).isEqualTo(3);
+        assertThat(b.qp.tx.readSent()).as("responses of the READ queued").isEqualTo(3);
+        assertThat(b.qp.tx.readQueued()).isTrue();
+        rig.owe(c);
+        assertThat(c.qp.tx.ackQueued()).isTrue();
+        assertThat(c.qp.tx.readQueued()).isFalse();
+        assertThat(b.qp.tx.ackQueued()).isFalse();
+        assertThat(rig.tx.busyWith(c.qp)).isTrue();
+        assertThat(rig.acksTaken).isZero();
+    }
+
+    /**
+     * A READ of no bytes is answered at once, without a key check (its response reads nothing), and the QP leaves
+     * the READ-response queue as its one response takes the only slot, before the pump's next turn.
+     */
+    @Test
+    void aReadOfNoBytesIsAnsweredAtOnceWithoutAKeyCheck() {
+        Rig rig = new Rig(24, new SplittableRandom(24), 1, 256, 1, 1, 0);
+        rig.windowClosesIn12 = 0;
+        QpState b = rig.addQp(20);
+        InRead r = new InRead();
+        Region region = rig.regions.get(0);
+        r.va = region.va();
+        r.rkey = region.key();
+        r.packets = 1;
+        b.reads.add(r);
+        rig.tx.queueReadResponse(b.qp);
+        assertThat(rig.taken).extracting(k -> k.kind).containsExactly(KIND_READ_RESPONSE);
+        assertThat(b.qp.tx.readQueued()).isFalse();
+        assertThat(rig.tx.busyWith(b.qp)).isFalse();
+        assertThat(b.answered).as("answered as its response was handed to the MAC").isEqualTo(1);
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.seen).isEqualTo(1);
+        assertThat(BlockHarness.counter(rig.keys, "checks")).isZero();
+    }
+
+    /**
+     * A SEND of two packets whose second SGE names no valid key: the first packet, which holds exactly the first SGE,
+     * leaves with its bytes, since the key of an SGE it has no byte of is not checked for it; the second fails its check.
+     */
+    @Test
+    void aBadKeyInTheNextSgeDoesNotStopThePacketBeforeIt() {
+        Rig rig = new Rig(25, new SplittableRandom(25), 4, 256, 4, 2, 0);
+        rig.windowClosesIn12 = 0;
+        rig.allowKeyErrors = true;
+        QpState q = rig.addQp(20);
+        Region region = rig.regions.get(0);
+        Wr w = new Wr(2, 64);
+        w.clear();
+        w.opcode = WqeOpcode.SEND;
+        w.length = 256 + 16;
+        w.sgeAddr[0] = region.va() + 8;
+        w.sgeLen[0] = 256;
+        w.sgeKey[0] = region.key();
+        w.sgeAddr[1] = region.va() + 1024;
+        w.sgeLen[1] = 16;
+        w.sgeKey[1] = 9 << 8 | 0x99; // a context never written
+        w.sgeCount = 2;
+        w.packets = 2;
+        w.firstPsn = q.nextPsn;
+        q.posted.add(w);
+        rig.scheduler.add(q.qp);
+        rig.tx.pump();
+        rig.h.sim.runUntil(2_000_000_000_000L);
+        assertThat(rig.keyErrors).containsExactly("k=1 st=" + dev.rdmasim.adapter.format.CqeSyndrome.LOCAL_PROT);
+        assertThat(rig.seen).as("the first packet left, with its bytes").isEqualTo(1);
+        assertThat(rig.taken).extracting(k -> k.k).containsExactly(0);
     }
 }
