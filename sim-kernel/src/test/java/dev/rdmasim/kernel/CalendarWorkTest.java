@@ -1,0 +1,303 @@
+package dev.rdmasim.kernel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The calendar queue's work rather than its order: the day width it picks for a known spacing, the ring
+ * size as the pending set grows and shrinks, when it rebuilds, and how many steps its searches take. A
+ * wrong width or a missed rebuild still runs every event in order, so {@link EventQueueTest} cannot see
+ * it; these figures are worked out by hand from the queue's rules (32 to 128 buckets per pending event,
+ * days of an eighth of the earliest events' mean gap to the nearest power of two, a re-estimate when a
+ * window of 4096 polls averages more than 4 steps).
+ */
+class CalendarWorkTest {
+
+    private final Simulator owner = new Simulator();
+    private long order;
+
+    /** Queues an event at {@code time} directly, in the order of the calls (all of one priority). */
+    private Event add(CalendarEventQueue q, long time) {
+        Event e = new Event(owner, "e" + order, Event.DEFAULT_PRIORITY, () -> { });
+        e.time = time;
+        e.order = order++;
+        q.add(e);
+        return e;
+    }
+
+    private CalendarEventQueue queueOf(long... times) {
+        CalendarEventQueue q = new CalendarEventQueue();
+        for (long t : times) {
+            add(q, t);
+        }
+        return q;
+    }
+
+    @Test
+    void aNewQueueHasTheSmallestRingAndAKilobyteDay() {
+        CalendarEventQueue q = new CalendarEventQueue();
+        assertThat(q.buckets()).isEqualTo(64);
+        assertThat(q.dayShift()).isEqualTo(10);
+        assertThat(q.rebuilds()).isZero();
+    }
+
+    /** Buckets for {@code n} pending events after growth: 32 per event or more, a power of two, 64 to 2^22. */
+    private static int grownRing(int n) {
+        int b = 64;
+        while (b < 32L * n && b < 1 << 22) {
+            b *= 2;
+        }
+        return b;
+    }
+
+    @Test
+    void theRingDoublesWhenThePendingCountPassesA32ndOfItUpToItsCap() {
+        CalendarEventQueue q = new CalendarEventQueue();
+        int last = q.buckets();
+        int doublings = 0;
+        for (int n = 1; n <= 140_000; n++) {
+            add(q, n * 7L);
+            if (q.buckets() != last) {
+                doublings++;
+                last = q.buckets();
+            }
+            if (q.buckets() != grownRing(n)) {
+                assertThat(q.buckets()).as("buckets with %d pending", n).isEqualTo(grownRing(n));
+            }
+        }
+        // By hand: 2 pending fit 64 buckets, the 3rd doubles it; 65,536 fit 2^21, the next one reaches the cap.
+        assertThat(grownRing(2)).isEqualTo(64);
+        assertThat(grownRing(3)).isEqualTo(128);
+        assertThat(grownRing(65_536)).isEqualTo(1 << 21);
+        assertThat(grownRing(65_537)).isEqualTo(1 << 22);
+        assertThat(q.buckets()).isEqualTo(1 << 22);
+        assertThat(doublings).isEqualTo(16);
+        assertThat(q.rebuilds()).isEqualTo(16);
+    }
+
+    /**
+     * Above 4096 buckets the ring halves when the pending count drops below a 128th of it; 4096 buckets and
+     * fewer never shrink, so a queue that keeps emptying does not rebuild each time.
+     */
+    @Test
+    void theRingHalvesBelowA128thOfItButNotUnder4096Buckets() {
+        CalendarEventQueue q = new CalendarEventQueue();
+        for (int n = 1; n <= 129; n++) {
+            add(q, n * 1_000L);
+        }
+        assertThat(q.buckets()).isEqualTo(8192);
+        long rebuilds = q.rebuilds();
+        for (int n = 129; n > 64; n--) {
+            q.poll();
+        }
+        assertThat(q.size()).isEqualTo(64);
+        assertThat(q.buckets()).as("64 pending is not below 8192 / 128").isEqualTo(8192);
+        assertThat(q.rebuilds()).isEqualTo(rebuilds);
+        q.poll();
+        assertThat(q.buckets()).as("63 pending").isEqualTo(4096);
+        assertThat(q.rebuilds()).isEqualTo(rebuilds + 1);
+        while (q.poll() != null) {
+            assertThat(q.buckets()).isEqualTo(4096);
+        }
+        assertThat(q.rebuilds()).isEqualTo(rebuilds + 1);
+        // Refilled and emptied again: a small ring grows but does not shrink.
+        for (int n = 1; n <= 10; n++) {
+            add(q, 1_000_000L + n);
+        }
+        while (q.poll() != null) {
+            assertThat(q.buckets()).isEqualTo(4096);
+        }
+        assertThat(q.rebuilds()).isEqualTo(rebuilds + 1);
+    }
+
+    /** From the cap down, each halving waits for a 128th of the ring. */
+    @Test
+    void aLargeRingShrinksStepByStep() {
+        CalendarEventQueue q = new CalendarEventQueue();
+        for (int n = 1; n <= 70_000; n++) {
+            add(q, n * 3L);
+        }
+        assertThat(q.buckets()).isEqualTo(1 << 22);
+        List<Integer> shrunkAt = new ArrayList<>();
+        int last = q.buckets();
+        while (q.poll() != null) {
+            if (q.buckets() != last) {
+                assertThat(q.buckets()).isEqualTo(last / 2);
+                last = q.buckets();
+                shrunkAt.add(q.size());
+            }
+        }
+        // 2^22 / 128 = 32768: the ring halves with 32767 left, then at 16383, ... down to 4096 buckets at 63.
+        assertThat(shrunkAt).containsExactly(32_767, 16_383, 8_191, 4_095, 2_047, 1_023, 511, 255, 127, 63);
+        assertThat(q.buckets()).isEqualTo(4096);
+    }
+
+    /**
+     * 100 events at one instant share a bucket: a poll takes the head and a re-queue goes behind the tail,
+     * both without a step, so the only steps in a window are the list hops of the removals made on purpose.
+     */
+    private CalendarEventQueue oneBucketOfHundred(List<Event> line) {
+        CalendarEventQueue q = new CalendarEventQueue();
+        for (int i = 0; i < 100; i++) {
+            line.add(add(q, 0));
+        }
+        assertThat(q.buckets()).isEqualTo(4096);
+        assertThat(q.windowSteps()).isZero();
+        return q;
+    }
+
+    /** Walks {@code hops} list hops by removing events from inside the bucket and queuing them again. */
+    private void hop(CalendarEventQueue q, List<Event> line, long hops) {
+        long target = q.windowSteps() + hops;
+        while (q.windowSteps() < target) {
+            int k = (int) Math.min(line.size() - 1, target - q.windowSteps());
+            Event e = line.remove(k);
+            q.remove(e);
+            requeue(q, line, e);
+        }
+        assertThat(q.windowSteps()).isEqualTo(target);
+    }
+
+    private void requeue(CalendarEventQueue q, List<Event> line, Event e) {
+        e.order = order++;
+        q.add(e);
+        line.add(e);
+    }
+
+    /** Polls {@code count} times, queuing each event again at the same instant behind the rest. */
+    private void polls(CalendarEventQueue q, List<Event> line, int count) {
+        for (int i = 0; i < count; i++) {
+            Event e = q.poll();
+            assertThat(e).isSameAs(line.remove(0));
+            requeue(q, line, e);
+        }
+    }
+
+    /**
+     * Every 4096 polls the queue compares the steps of the window with 4 a poll: 16,384 hops is not more
+     * and leaves the ring alone; 16,385 re-estimates the width with a rebuild. The hops of a window add up
+     * wherever they fall in it, and a new window starts from none.
+     */
+    @Test
+    void aWindowAveragingMoreThanFourStepsAPollRebuilds() {
+        List<Event> line = new ArrayList<>();
+        CalendarEventQueue q = oneBucketOfHundred(line);
+        long rebuilds = q.rebuilds();
+        polls(q, line, 1_000);
+        hop(q, line, 8_192);
+        polls(q, line, 3_095);
+        hop(q, line, 8_192);
+        assertThat(q.windowSteps()).isEqualTo(16_384);
+        polls(q, line, 1);
+        assertThat(q.windowSteps()).as("a new window").isZero();
+        assertThat(q.rebuilds()).as("16,384 steps in 4096 polls").isEqualTo(rebuilds);
+
+        polls(q, line, 2_000);
+        hop(q, line, 8_193);
+        polls(q, line, 2_095);
+        hop(q, line, 8_192);
+        polls(q, line, 1);
+        assertThat(q.rebuilds()).as("16,385 steps in 4096 polls").isEqualTo(rebuilds + 1);
+        assertThat(q.windowSteps()).isZero();
+        assertThat(q.buckets()).as("a re-estimate keeps the ring").isEqualTo(4096);
+
+        // The rebuild started a new window: 4095 polls later nothing is looked at yet.
+        hop(q, line, 20_000);
+        polls(q, line, 4_095);
+        assertThat(q.rebuilds()).isEqualTo(rebuilds + 1);
+        polls(q, line, 1);
+        assertThat(q.rebuilds()).isEqualTo(rebuilds + 2);
+    }
+
+    /** A slow window with a single event left is not worth a rebuild. */
+    @Test
+    void aSlowWindowEndingWithOneEventDoesNotRebuild() {
+        List<Event> line = new ArrayList<>();
+        CalendarEventQueue q = oneBucketOfHundred(line);
+        long rebuilds = q.rebuilds();
+        polls(q, line, 4_095);
+        hop(q, line, 20_000);
+        while (line.size() > 2) {
+            q.remove(line.remove(0));
+        }
+        assertThat(q.poll()).isSameAs(line.remove(0));
+        assertThat(q.size()).isEqualTo(1);
+        assertThat(q.rebuilds()).isEqualTo(rebuilds);
+        assertThat(q.windowSteps()).isZero();
+
+        // With two left after the last poll of a slow window, it rebuilds.
+        line.clear();
+        CalendarEventQueue r = oneBucketOfHundred(line);
+        long before = r.rebuilds();
+        polls(r, line, 4_095);
+        hop(r, line, 20_000);
+        while (line.size() > 3) {
+            r.remove(line.remove(0));
+        }
+        r.poll();
+        assertThat(r.size()).isEqualTo(2);
+        assertThat(r.rebuilds()).isEqualTo(before + 1);
+    }
+
+    /**
+     * The width is re-estimated at each growth from the earliest events (at most 25): their mean gap, gaps
+     * over twice the mean dropped, an eighth of it, to the nearest power of two. Times start far from 0 so
+     * that only the gaps count. Five events: the ring doubles at the 3rd and the 5th, the 5th sees them all.
+     */
+    @ParameterizedTest(name = "gaps {0}: shift {1}")
+    @CsvSource(delimiter = ';', value = {
+        // mean 256, an eighth 32 = 2^5
+        "256 256 256 256; 5",
+        // an eighth 192 = 2^7.58, rounded up; 179.25 = 2^7.49, rounded down
+        "1536 1536 1536 1536; 8",
+        "1434 1434 1434 1434; 7",
+        // the 1,000,000 gap is over twice the mean (250,048) and dropped: 64 / 8 = 2^3
+        "64 64 64 1000000; 3",
+        // a gap of exactly twice the mean (512) is kept: 2048 / 4 / 8 = 64 = 2^6
+        "512 512 0 1024; 6",
+        // one instant: an eighth of nothing is below a picosecond, days of one picosecond
+        "0 0 0 0; 0",
+        "5 5 5 5; 0",
+        // 2^50 / 8 = 2^47, capped at 2^40 so that a year of days stays within a long
+        "1125899906842624 1125899906842624 1125899906842624 1125899906842624; 40"})
+    void theDayWidthIsAnEighthOfTheMeanGapOfTheEarliestEvents(String gaps, int shift) {
+        CalendarEventQueue q = new CalendarEventQueue();
+        long t = 1_000_000_000L;
+        add(q, t);
+        for (String gap : gaps.split(" ")) {
+            t += Long.parseLong(gap);
+            add(q, t);
+        }
+        assertThat(q.buckets()).isEqualTo(256);
+        assertThat(q.rebuilds()).isEqualTo(2);
+        assertThat(q.dayShift()).isEqualTo(shift);
+    }
+
+    @Test
+    void theOrderOfArrivalDoesNotMatterOnlyTheTimes() {
+        CalendarEventQueue q = queueOf(1_000_000_000L + 1_000_064, 1_000_000_000L + 128, 1_000_000_000L,
+                1_000_000_000L + 192, 1_000_000_000L + 64);
+        assertThat(q.dayShift()).isEqualTo(3);
+    }
+
+    /** Only the earliest 25 are sampled: the later, widely spaced events do not widen the days. */
+    @Test
+    void theWidthComesFromTheEarliest25() {
+        CalendarEventQueue q = new CalendarEventQueue();
+        long t = 5_000_000L;
+        for (int i = 0; i < 25; i++) {
+            add(q, t + 256L * i);
+        }
+        for (int i = 1; i <= 8; i++) {
+            add(q, t + 256L * 24 + 1_000_000_000L * i);
+        }
+        assertThat(q.size()).isEqualTo(33);
+        assertThat(q.buckets()).isEqualTo(2048);
+        assertThat(q.dayShift()).isEqualTo(5);
+    }
+}
