@@ -300,4 +300,117 @@ class CalendarWorkTest {
         assertThat(q.buckets()).isEqualTo(2048);
         assertThat(q.dayShift()).isEqualTo(5);
     }
+
+    /**
+     * Five events 64 ps apart from day 256,000 (bucket 0): days of 8 ps (an eighth of 64), 256 buckets, so
+     * four bitmap words of 64 days; the first four are polled, the fifth (day 256,032, bucket 32) is left.
+     */
+    private CalendarEventQueue fourWordsAndOneEvent() {
+        long t0 = 256_000L * 8;
+        CalendarEventQueue q = queueOf(t0, t0 + 64, t0 + 128, t0 + 192, t0 + 256);
+        assertThat(q.buckets()).isEqualTo(256);
+        assertThat(q.dayShift()).isEqualTo(3);
+        for (int i = 0; i < 4; i++) {
+            assertThat(q.poll().time).isEqualTo(t0 + 64L * i);
+        }
+        assertThat(q.size()).isEqualTo(1);
+        assertThat(q.windowSteps()).isZero();
+        return q;
+    }
+
+    /** Polls the one event and queues it again {@code days} days later. */
+    private Event hold(CalendarEventQueue q, long days) {
+        Event e = q.poll();
+        e.time += days * 8;
+        e.order = order++;
+        q.add(e);
+        return e;
+    }
+
+    /** The next event in the rest of the current bitmap word, or anywhere in the next one, costs no step. */
+    @Test
+    void theNextEventWithinTheNextBitmapWordCostsNoStep() {
+        CalendarEventQueue q = fourWordsAndOneEvent();
+        long time = q.peek().time;
+        for (int i = 0; i < 2_000; i++) {
+            // 1 to 63 days on: the same word or the next; 2,016 days every 63 polls, so the ring wraps often.
+            long days = 1 + i % 63;
+            Event e = hold(q, days);
+            time += days * 8;
+            assertThat(e.time).isEqualTo(time);
+        }
+        assertThat(q.windowSteps()).isZero();
+        assertThat(q.rebuilds()).isEqualTo(2);
+    }
+
+    /** Further on, the search counts one step for each bitmap word it moves past. */
+    @Test
+    void theSearchCountsAStepForEachWordItLeaves() {
+        CalendarEventQueue q = fourWordsAndOneEvent();
+        // Bucket 32 to 132: words 0 to 2 (the queue looks at the rest of word 0 and at word 1 before the far search).
+        assertThat(bucket(hold(q, 100))).isEqualTo(132);
+        assertThat(q.windowSteps()).isZero();
+        assertThat(bucket(hold(q, 120))).isEqualTo(252);
+        assertThat(q.windowSteps()).as("found in word 2, two words on").isEqualTo(2);
+        assertThat(bucket(hold(q, 150))).isEqualTo(146);
+        assertThat(q.windowSteps()).as("found in word 3, the next one").isEqualTo(2);
+        // A peek searches as a poll does; the poll after it finds the current day's bucket at once.
+        assertThat(q.peek().time).isEqualTo(256_032L * 8 + 370 * 8);
+        assertThat(q.windowSteps()).as("from word 3 round to word 2, three words on").isEqualTo(5);
+        q.poll();
+        assertThat(q.windowSteps()).isEqualTo(5);
+    }
+
+    private static long bucket(Event e) {
+        return e.time >>> 3 & 255;
+    }
+
+    /**
+     * An event a year or more ahead sits in its day's bucket but is skipped: a search that goes all the way
+     * round the year counts the skip, each of the five word moves (the starting word is looked at again, for
+     * the days before the current one), then jumps straight to the earliest event.
+     */
+    @Test
+    void anEventYearsAheadIsReachedByAJumpAfterOneRoundOfTheYear() {
+        CalendarEventQueue q = fourWordsAndOneEvent();
+        // 3 years and 5 days on: bucket 37, in the rest of the current word, but its year has not come.
+        Event far = hold(q, 3 * 256 + 5);
+        assertThat(q.windowSteps()).isZero();
+        assertThat(q.poll()).isSameAs(far);
+        assertThat(q.windowSteps()).isEqualTo(1 + 5);
+        // After the jump the current day is the far event's: the next day costs nothing.
+        far.order = order++;
+        far.time += 8;
+        q.add(far);
+        assertThat(q.poll()).isSameAs(far);
+        assertThat(q.windowSteps()).isEqualTo(6);
+    }
+
+    /** 253 days on is 3 days before the current bucket: found after going round, without a jump. */
+    @Test
+    void anEventJustUnderAYearAheadIsFoundInTheStartingWordAgain() {
+        CalendarEventQueue q = fourWordsAndOneEvent();
+        assertThat(bucket(hold(q, 253))).isEqualTo(29);
+        assertThat(bucket(hold(q, 256))).isEqualTo(29);
+        assertThat(q.windowSteps()).isEqualTo(4);
+        q.poll();
+        assertThat(q.windowSteps()).as("a year on exactly: the same bucket, after a whole round and a jump").isEqualTo(4 + 6);
+    }
+
+    /** A skipped bucket is counted once per look: a year-ahead event before a near one in the same word. */
+    @Test
+    void aSkippedBucketCostsAStep() {
+        CalendarEventQueue q = fourWordsAndOneEvent();
+        Event near = q.peek();
+        // Bucket 40 a year and 8 days on, bucket 50 18 days on: the search skips 40 and takes 50.
+        Event far = add(q, near.time + (256 + 8) * 8);
+        near.order = order;
+        q.remove(near);
+        near.time += 18 * 8;
+        near.order = order++;
+        q.add(near);
+        assertThat(q.poll()).isSameAs(near);
+        assertThat(q.windowSteps()).isEqualTo(1);
+        assertThat(q.poll()).isSameAs(far);
+    }
 }
