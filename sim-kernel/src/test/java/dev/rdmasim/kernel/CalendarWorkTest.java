@@ -1,6 +1,7 @@
 package dev.rdmasim.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -412,5 +413,92 @@ class CalendarWorkTest {
         assertThat(q.poll()).isSameAs(near);
         assertThat(q.windowSteps()).isEqualTo(1);
         assertThat(q.poll()).isSameAs(far);
+    }
+
+    /**
+     * Within one day's bucket the list is kept sorted: an event at or after the tail goes behind it free, one
+     * before it walks from the head, a step per event passed; a removal walks to the event the same way.
+     */
+    @Test
+    void aBucketListCostsAStepPerEventPassed() {
+        CalendarEventQueue q = fourWordsAndOneEvent();
+        q.poll();
+        long day = 300_000L * 8;
+        Event e2 = add(q, day + 2);
+        Event e4 = add(q, day + 4);
+        Event e6 = add(q, day + 6);
+        assertThat(q.windowSteps()).isZero();
+        Event e5 = add(q, day + 5);
+        assertThat(q.windowSteps()).as("past 2 and 4").isEqualTo(2);
+        Event e1 = add(q, day + 1);
+        assertThat(q.windowSteps()).as("a new head").isEqualTo(2);
+        Event e7 = add(q, day + 7);
+        assertThat(q.windowSteps()).as("behind the tail").isEqualTo(2);
+        Event e4b = add(q, day + 4);
+        assertThat(q.windowSteps()).as("past 1, 2 and the earlier 4").isEqualTo(5);
+        q.remove(e5);
+        assertThat(q.windowSteps()).as("to 5 past 1, 2, 4, 4").isEqualTo(9);
+        q.remove(e7);
+        assertThat(q.windowSteps()).as("to the tail past five").isEqualTo(14);
+        Event e7b = add(q, day + 7);
+        assertThat(q.windowSteps()).as("behind the new tail").isEqualTo(14);
+        q.remove(e1);
+        assertThat(q.windowSteps()).as("the head").isEqualTo(14);
+        assertThat(q.size()).isEqualTo(5);
+        assertThat(List.of(q.poll(), q.poll(), q.poll(), q.poll(), q.poll())).containsExactly(e2, e4, e4b, e6, e7b);
+        assertThat(q.poll()).isNull();
+    }
+
+    /** The first and the last bucket of the ring are buckets like the others for a removal. */
+    @Test
+    void eventsInTheFirstAndLastBucketsCanBeRemoved() {
+        CalendarEventQueue q = fourWordsAndOneEvent();
+        long base = 512_000L * 8;
+        Event first = add(q, base);
+        Event last = add(q, base + 255 * 8);
+        Event middle = add(q, base + 100 * 8);
+        assertThat(first.slot).isZero();
+        assertThat(last.slot).isEqualTo(255);
+        q.remove(first);
+        q.remove(last);
+        assertThat(first.scheduled()).isFalse();
+        assertThat(last.scheduled()).isFalse();
+        q.poll();
+        assertThat(q.poll()).isSameAs(middle);
+        assertThat(q.poll()).isNull();
+    }
+
+    @Test
+    void removingAnEventNotQueuedHereIsRefused() {
+        CalendarEventQueue q = fourWordsAndOneEvent();
+        Event mine = q.peek();
+        Event idle = new Event(owner, "idle", 0, () -> { });
+        assertThatThrownBy(() -> q.remove(idle)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("event 'idle' is not in this queue");
+        // Queued in a larger ring, at a bucket this one has not got.
+        CalendarEventQueue big = new CalendarEventQueue();
+        Event beyond = null;
+        for (int i = 0; i < 40; i++) {
+            Event e = add(big, 1_000L * i);
+            if (e.slot > 255) {
+                beyond = e;
+            }
+        }
+        assertThat(big.buckets()).isEqualTo(2048);
+        assertThat(beyond).isNotNull();
+        Event outside = beyond;
+        assertThatThrownBy(() -> q.remove(outside)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("event '" + outside.name() + "' is not in this queue");
+        // Queued elsewhere, in a bucket that is empty here.
+        Event emptyHere = add(new CalendarEventQueue(), 5 * 8);
+        assertThat(emptyHere.slot).isNotEqualTo(mine.slot);
+        assertThatThrownBy(() -> q.remove(emptyHere)).isInstanceOf(IllegalStateException.class);
+        // An event of another queue that claims the bucket number of this queue's event: the walk reaches the end.
+        Event sameBucket = add(new CalendarEventQueue(), mine.time);
+        sameBucket.slot = mine.slot;
+        assertThatThrownBy(() -> q.remove(sameBucket)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("event '" + sameBucket.name() + "' is not in this queue");
+        assertThat(q.size()).isEqualTo(1);
+        assertThat(q.poll()).isSameAs(mine);
     }
 }
