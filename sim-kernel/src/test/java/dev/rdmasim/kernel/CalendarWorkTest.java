@@ -501,4 +501,35 @@ class CalendarWorkTest {
         assertThat(q.size()).isEqualTo(1);
         assertThat(q.poll()).isSameAs(mine);
     }
+
+    /** A cleared queue forgets its events and their buckets: new events alone come out, and only once. */
+    @Test
+    void aClearedQueueHoldsOnlyWhatIsAddedAfter() {
+        CalendarEventQueue q = new CalendarEventQueue();
+        List<Event> old = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            old.add(add(q, 1_000L * i));
+        }
+        q.clear();
+        assertThat(q.size()).isZero();
+        assertThat(q.peek()).isNull();
+        for (Event e : old) {
+            assertThat(e.scheduled()).isFalse();
+        }
+        // The same times again, into the same buckets, then others between them.
+        List<Event> fresh = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            fresh.add(add(q, 1_000L * i));
+            fresh.add(add(q, 1_000L * i + 500));
+        }
+        List<Event> out = new ArrayList<>();
+        for (Event e = q.poll(); e != null; e = q.poll()) {
+            out.add(e);
+        }
+        assertThat(out).containsExactlyElementsOf(fresh);
+        // Old events can be queued again after a clear, as new.
+        q.add(old.get(3));
+        assertThat(q.poll()).isSameAs(old.get(3));
+        assertThat(q.poll()).isNull();
+    }
 }
