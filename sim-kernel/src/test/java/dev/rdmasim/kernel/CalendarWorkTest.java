@@ -493,6 +493,7 @@ class CalendarWorkTest {
         Event emptyHere = add(new CalendarEventQueue(), 5 * 8);
         assertThat(emptyHere.slot).isNotEqualTo(mine.slot);
         assertThatThrownBy(() -> q.remove(emptyHere)).isInstanceOf(IllegalStateException.class);
+        assertThat(q.windowSteps()).as("a refused removal walks no list").isZero();
         // An event of another queue that claims the bucket number of this queue's event: the walk reaches the end.
         Event sameBucket = add(new CalendarEventQueue(), mine.time);
         sameBucket.slot = mine.slot;
@@ -531,5 +532,81 @@ class CalendarWorkTest {
         q.add(old.get(3));
         assertThat(q.poll()).isSameAs(old.get(3));
         assertThat(q.poll()).isNull();
+    }
+
+    /**
+     * A rebuild puts the current day at the earliest event and the scan at that day's bucket: 37 here, not the
+     * ring's start, so the polls that follow each find their bucket in the current or the next word for free.
+     */
+    @Test
+    void afterARebuildTheScanStartsAtTheEarliestEventsBucket() {
+        long t0 = (256_000L + 37) * 8;
+        CalendarEventQueue q = queueOf(t0, t0 + 64, t0 + 128, t0 + 192, t0 + 256);
+        assertThat(q.dayShift()).isEqualTo(3);
+        for (int i = 0; i < 5; i++) {
+            assertThat(q.poll().time).isEqualTo(t0 + 64L * i);
+        }
+        assertThat(q.windowSteps()).isZero();
+    }
+
+    /**
+     * Later events in buckets before the current one, in the current word, are the next lap's: the search
+     * passes over them to the next word without a step.
+     */
+    @Test
+    void laterEventsBehindTheCurrentBucketDoNotSlowTheSearch() {
+        CalendarEventQueue q = fourWordsAndOneEvent();
+        Event near = q.peek();
+        // Bucket 10: 234 days on from bucket 32, in word 0 behind the current bucket.
+        Event later = add(q, near.time + 234 * 8);
+        assertThat(later.slot).isEqualTo(10);
+        assertThat(bucket(hold(q, 38))).isEqualTo(70);
+        assertThat(q.poll()).isSameAs(near);
+        assertThat(q.windowSteps()).isZero();
+        assertThat(q.poll()).isSameAs(later);
+    }
+
+    /**
+     * Removals that leave 2, 1 or no events in a large ring, then a poll below its shrink mark: the ring halves
+     * with what is left; two events still give a width (their gap), one or none keep the width there was.
+     */
+    @ParameterizedTest(name = "{0} left")
+    @CsvSource({"2, 4", "1, 5", "0, 5"})
+    void aShrinkWithFewEventsLeftKeepsOrEstimatesTheWidth(int left, int shift) {
+        CalendarEventQueue q = new CalendarEventQueue();
+        long t0 = 9_000_000L;
+        List<Event> all = new ArrayList<>();
+        for (int i = 0; i < 129; i++) {
+            all.add(add(q, t0 + 256L * i));
+        }
+        assertThat(q.buckets()).isEqualTo(8192);
+        assertThat(q.dayShift()).as("256 / 8 = 2^5").isEqualTo(5);
+        for (int i = 0; i < 128 - left; i++) {
+            q.remove(all.get(i));
+        }
+        // The last two made 128 ps apart: an eighth is 16 = 2^4.
+        Event last = all.get(128);
+        q.remove(last);
+        last.time = all.get(127).time + 128;
+        last.order = order++;
+        q.add(last);
+        assertThat(q.size()).isEqualTo(left + 1);
+        assertThat(q.buckets()).isEqualTo(8192);
+        long rebuilds = q.rebuilds();
+        Event first = q.poll();
+        assertThat(first).isSameAs(all.get(128 - left));
+        assertThat(q.buckets()).isEqualTo(4096);
+        assertThat(q.rebuilds()).isEqualTo(rebuilds + 1);
+        assertThat(q.dayShift()).isEqualTo(shift);
+        // What is left comes out in order, and the next event after an empty rebuild is found without a step.
+        List<Event> rest = new ArrayList<>();
+        for (Event e = q.poll(); e != null; e = q.poll()) {
+            rest.add(e);
+        }
+        assertThat(rest).containsExactlyElementsOf(all.subList(129 - left, 129));
+        long steps = q.windowSteps();
+        Event next = add(q, first.time + 8 * 32);
+        assertThat(q.poll()).isSameAs(next);
+        assertThat(q.windowSteps()).isEqualTo(steps);
     }
 }
