@@ -57,6 +57,8 @@ public final class CalendarEventQueue implements EventQueue {
     /** Slow-path steps (skipped buckets, list hops, bitmap words) and polls in the current window. */
     private long steps;
     private int ops;
+    /** Rebuilds so far; counted off the insert and poll paths, for tests of the queue's work. */
+    private long rebuilds;
 
     public CalendarEventQueue() {
         allocate(MIN_BUCKETS, 10, 0);
@@ -294,6 +296,7 @@ public final class CalendarEventQueue implements EventQueue {
 
     /** Redistributes all events over {@code buckets} buckets with a freshly estimated day width. */
     private void rebuild(int buckets) {
+        rebuilds++;
         Event[] all = drain();
         // In (time, order) order every event simply goes behind its bucket's tail.
         Arrays.sort(all, (x, y) -> x.time != y.time ? Long.compare(x.time, y.time) : Long.compare(x.order, y.order));
@@ -346,6 +349,26 @@ public final class CalendarEventQueue implements EventQueue {
     @Override
     public int size() {
         return size;
+    }
+
+    /** log2 of the day width in picoseconds (diagnostic, read-only). */
+    int dayShift() {
+        return shift;
+    }
+
+    /** Buckets in the ring (diagnostic, read-only). */
+    int buckets() {
+        return heads.length;
+    }
+
+    /** Rebuilds since the queue was made: growth, shrinkage and re-estimates (diagnostic, read-only). */
+    long rebuilds() {
+        return rebuilds;
+    }
+
+    /** Slow-path steps counted in the current window of polls (diagnostic, read-only). */
+    long windowSteps() {
+        return steps;
     }
 
     @Override

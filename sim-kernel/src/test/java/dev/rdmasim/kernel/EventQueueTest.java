@@ -265,4 +265,42 @@ class EventQueueTest {
         assertThatThrownBy(() -> new DaryHeapEventQueue(1, 4)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("arity");
     }
+
+    /** The contract's small cases: an empty queue, a refused removal, the count, and a clear. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("queues")
+    void emptyRefusedCountedAndCleared(String name, Supplier<EventQueue> queue) {
+        EventQueue q = queue.get();
+        Simulator sim = new Simulator(1, q);
+        assertThat(q.peek()).isNull();
+        assertThat(q.poll()).isNull();
+        assertThat(q.size()).isZero();
+        assertThat(q.isEmpty()).isTrue();
+        Event idle = sim.event("idle", () -> { });
+        assertThatThrownBy(() -> q.remove(idle)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("event 'idle' is not in this queue");
+        List<Event> queued = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Event e = sim.event("q" + i, () -> { });
+            e.schedule(10 * i);
+            queued.add(e);
+        }
+        assertThat(q.size()).isEqualTo(5);
+        assertThat(q.isEmpty()).isFalse();
+        assertThat(q.peek()).isSameAs(queued.get(0));
+        q.remove(queued.get(2));
+        assertThat(queued.get(2).scheduled()).isFalse();
+        assertThat(q.size()).isEqualTo(4);
+        assertThatThrownBy(() -> q.remove(queued.get(2))).isInstanceOf(IllegalStateException.class);
+        q.clear();
+        assertThat(q.size()).isZero();
+        assertThat(q.peek()).isNull();
+        assertThat(q.poll()).isNull();
+        for (Event e : queued) {
+            assertThat(e.scheduled()).isFalse();
+        }
+        queued.get(4).schedule(7);
+        assertThat(q.size()).isEqualTo(1);
+        assertThat(q.poll()).isSameAs(queued.get(4));
+    }
 }
