@@ -26,6 +26,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * What the demo computes, checked against the demo's own rules replayed outside the kernel: the source's and the
  * sink's random decisions are drawn again from the run's named streams and must give the waveform the run wrote,
  * the number of cycles the source paused, and statistics and results that agree with each other.
+ *
+ * <p>Cycles are numbered here from the first edge after time 0, where the blocks first run, as 0: what a block
+ * decides at cycle {@code c} shows in the waveform at that edge, {@code (c + 1)} periods in, and holds from the
+ * next cycle on.
  */
 class KernelDemoModelTest {
 
@@ -67,7 +71,7 @@ class KernelDemoModelTest {
                 cycle += gap;
                 continue;
             }
-            // Offered in this cycle, visible from the next; taken in the cycle before the sent count shows it.
+            // Offered in this cycle, on offer from the next; taken in the cycle whose edge shows the sent count.
             if (!valid) {
                 validRises.add(cycle + 1);
                 valid = true;
@@ -99,11 +103,10 @@ class KernelDemoModelTest {
         long tokens = 150;
         KernelDemo.Result r = KernelDemo.run(dir, seed, tokens, "");
         Wave wave = Wave.parse(Files.readString(r.vcd()));
-        // The delay line empties in the cycle after the sink takes the last token.
+        // The delay line's count drops at the edge of the cycle in which the sink takes the last token.
         long lastTaken = wave.signal("demo.delay.count").lastKey() / SINK_PERIOD_PS - 1;
 
-        // Decisions from cycle 0, each holding for its run of cycles, visible from the cycle after; none once the
-        // last token is in.
+        // Decisions from cycle 0, each holding for its run of cycles; none from the cycle of the last token on.
         SplittableRandom random = new Simulator(seed).random().stream("demo.sink");
         TreeMap<Long, Long> expected = new TreeMap<>();
         expected.put(0L, 1L); // ready out of reset
@@ -117,8 +120,8 @@ class KernelDemoModelTest {
         TreeMap<Long, Long> ready = wave.signal("demo.sink.in_ready");
         assertThat(ready.lastKey()).as("no decision after the last token").isLessThanOrEqualTo(lastTaken * SINK_PERIOD_PS);
         assertThat(ready).isEqualTo(dropRepeats(expected));
-        // The run ends one core cycle after the later of the sink's last wake-up (at the end of its last run) and
-        // the delay line's last change: nothing wakes anything after.
+        // The run ends at the later of the sink's last wake-up (at the end of its last run) and the edge after
+        // the one at which it took the last token: nothing wakes anything after.
         assertThat(r.simTimePs()).isEqualTo(Math.max(cycle + 1, lastTaken + 2) * SINK_PERIOD_PS);
 
         Map<String, Map<String, String>> stats = stats(r.statsJson());
