@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.rdmasim.kernel.testing.ExternalTool;
 import dev.rdmasim.kernel.wave.SignalGlobError;
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -61,5 +63,53 @@ class KernelDemoTest {
                 .hasMessageStartingWith("signal glob 'demo.snik.*' matches none of the ")
                 .hasMessageEndingWith(" signals (names such as demo.sink.*, globs with * and ?)");
         assertThat(dir).isEmptyDirectory();
+    }
+
+    @Test
+    void oneTokenIsEnoughAndNoneIsRefused(@TempDir Path dir) throws Exception {
+        assertThat(KernelDemo.run(dir.resolve("one"), 1, 1, "").tokens()).isEqualTo(1);
+        assertThatThrownBy(() -> KernelDemo.run(dir.resolve("none"), 1, 0, ""))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the demo needs at least one token, got 0");
+        assertThat(dir.resolve("none")).doesNotExist();
+    }
+
+    /** A run whose waveform cannot take its place deletes both files it wrote and leaves what was there. */
+    @Test
+    void aRunThatCannotPlaceItsFilesLeavesNoneBehind(@TempDir Path dir) throws Exception {
+        Path inTheWay = Files.createDirectories(dir.resolve("wave.vcd"));
+        Files.writeString(inTheWay.resolve("keep.txt"), "mine");
+
+        assertThatThrownBy(() -> KernelDemo.run(dir, 1, 50, "")).isInstanceOf(IOException.class);
+        assertThat(dir.resolve("wave.vcd.partial")).doesNotExist();
+        assertThat(dir.resolve("stats.json.partial")).doesNotExist();
+        assertThat(dir.resolve("stats.json")).doesNotExist();
+        assertThat(inTheWay.resolve("keep.txt")).hasContent("mine");
+    }
+
+    /** When even the clean-up fails, its failure travels with the first one instead of hiding it. */
+    @Test
+    void aFailedCleanUpIsReportedWithTheFailure(@TempDir Path dir) throws Exception {
+        Path partial = Files.createDirectories(dir.resolve("wave.vcd.partial"));
+        Files.writeString(partial.resolve("keep.txt"), "mine");
+
+        assertThatThrownBy(() -> KernelDemo.run(dir, 1, 50, ""))
+                .isInstanceOf(IOException.class)
+                .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+                        .isInstanceOf(DirectoryNotEmptyException.class));
+        assertThat(partial.resolve("keep.txt")).hasContent("mine");
+        assertThat(dir.resolve("wave.vcd")).doesNotExist();
+    }
+
+    @Test
+    void aSecondRunReplacesTheFilesOfTheFirst(@TempDir Path dir) throws Exception {
+        KernelDemo.Result first = KernelDemo.run(dir, 1, 100, "");
+        String firstVcd = Files.readString(first.vcd());
+        KernelDemo.Result second = KernelDemo.run(dir, 2, 100, "");
+
+        assertThat(Files.readString(second.vcd())).isNotEqualTo(firstVcd);
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactlyInAnyOrder("wave.vcd", "stats.json");
+        }
     }
 }

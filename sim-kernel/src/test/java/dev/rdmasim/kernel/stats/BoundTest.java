@@ -153,4 +153,54 @@ class BoundTest {
             assertThat(b.fullTimePs()).isEqualTo(expected);
         }
     }
+
+    @Test
+    void fullWhileAnyUserIsAtTheLimitAndSaysSo() {
+        Bound b = group.bound("", "queue", "queue full", "nic.dmaReadQueue");
+        assertThat(b.full()).isFalse();
+        assertThat(b).hasToString("nicA.dma.fullTime not full");
+        b.set(true);
+        assertThat(b.full()).isTrue();
+        assertThat(b).hasToString("nicA.dma.fullTime full");
+        b.enter();
+        b.leave();
+        assertThat(b.full()).isTrue();
+        b.set(false);
+        assertThat(b.full()).isFalse();
+        assertThat(b).hasToString("nicA.dma.fullTime not full");
+    }
+
+    /** Changes reported after the fact count from the instants they happened, not from when they are reported. */
+    @Test
+    void setAtCountsFromTheInstantsGiven() {
+        Bound b = group.bound("", "queue", "queue full", "nic.dmaReadQueue");
+        time.set(1_000);
+        b.setAt(200, true);
+        assertThat(b.full()).isTrue();
+        assertThat(b.fullTimePs()).isEqualTo(800);
+        time.set(2_000);
+        b.setAt(1_500, true); // already full: the stretch still began at 200
+        b.setAt(1_700, false);
+        assertThat(b.full()).isFalse();
+        assertThat(counter("fullTime").value()).isEqualTo(1_500);
+        b.setAt(1_800, false); // a repeat changes nothing
+        assertThat(counter("fullTime").value()).isEqualTo(1_500);
+
+        // Left at the very instant it was reached: a stretch of no time.
+        b.setAt(1_900, true);
+        b.setAt(1_900, false);
+        assertThat(counter("fullTime").value()).isEqualTo(1_500);
+        assertThat(b.fullTimePs()).isEqualTo(1_500);
+    }
+
+    @Test
+    void setAtRefusesToLeaveBeforeTheStretchBegan() {
+        Bound b = group.bound("", "queue", "queue full", "nic.dmaReadQueue");
+        time.set(1_000);
+        b.setAt(600, true);
+        assertThatIllegalStateException().isThrownBy(() -> b.setAt(599, false))
+                .withMessage("nicA.dma.fullTime: limit left at 599 ps, before it was reached at 600 ps");
+        assertThat(b.full()).isTrue();
+        assertThat(counter("fullTime").value()).isZero();
+    }
 }

@@ -88,7 +88,8 @@ class StatsGroupTest {
         assertThatIllegalArgumentException().isThrownBy(() -> sizes.record(1L << 40))
                 .withMessageContaining("nicA.dma.sizes");
         assertThat(sizes.count()).isEqualTo(1);
-        assertThatIllegalArgumentException().isThrownBy(() -> group.histogram("tiny", "bytes", "x", 1));
+        assertThatIllegalArgumentException().isThrownBy(() -> group.histogram("tiny", "bytes", "x", 1))
+                .withMessage("highestTrackableValue of nicA.dma.tiny must be at least 2, got 1");
         // The rejected declaration must not have taken the name.
         group.histogram("tiny", "bytes", "x", 2);
     }
@@ -397,5 +398,24 @@ class StatsGroupTest {
         long before = threads.getCurrentThreadAllocatedBytes();
         work.run();
         return threads.getCurrentThreadAllocatedBytes() - before;
+    }
+
+    /** Each statistic and the group describe themselves by full name and current value, for logs and debuggers. */
+    @Test
+    void statisticsDescribeThemselves() {
+        Counter c = group.counter("reads", "ops", "d");
+        c.add(5);
+        Formula f = group.formula("ratio", "x", "d", () -> 2.5);
+        Histogram h = group.histogram("lat", "ps", "d");
+        h.record(3);
+        h.record(4);
+        TimeAverage t = group.timeAverage("level", "items", "d");
+        t.set(7);
+
+        assertThat(c).hasToString("nicA.dma.reads = 5");
+        assertThat(f).hasToString("nicA.dma.ratio = 2.5");
+        assertThat(h).hasToString("nicA.dma.lat (count 2)");
+        assertThat(t).hasToString("nicA.dma.level level 7");
+        assertThat(group).hasToString("StatsGroup[nicA.dma, 4 stats]");
     }
 }

@@ -157,6 +157,16 @@ class StatsRegistryTest {
         assertThat(out.toString()).endsWith("}\nstill open");
     }
 
+    /** Everything reaches the writer beneath a buffered one: the dump is complete without closing anything. */
+    @Test
+    void writeJsonFlushesABufferedWriter() throws IOException {
+        StringWriter target = new StringWriter();
+        java.io.BufferedWriter buffered = new java.io.BufferedWriter(target, 1 << 16);
+        sampleRegistry().writeJson(buffered);
+
+        assertThat(target.toString()).isEqualTo(json(sampleRegistry()));
+    }
+
     @Test
     void emptyRegistryWritesEmptyObject() throws IOException {
         assertThat(json(new StatsRegistry())).isEqualTo("{ }\n");
@@ -238,5 +248,47 @@ class StatsRegistryTest {
 
         assertThat(refreshes[0]).isEqualTo(3);
         assertThat(seen.value()).isZero();
+    }
+
+    /** Infinite formulas read inf and -inf in the table and null in JSON, which has no infinity. */
+    @Test
+    void infiniteValuesAreWrittenAsWordsOrNull() throws IOException {
+        FakeTime time = new FakeTime();
+        StatsRegistry registry = new StatsRegistry();
+        StatsGroup g = registry.register(new StatsGroup("g", time));
+        g.formula("up", "x", "d", () -> 1.0 / 0.0);
+        g.formula("down", "x", "d", () -> -1.0 / 0.0);
+        g.formula("zero", "x", "d", () -> -0.0);
+        g.formula("small", "x", "d", () -> 0.000123456789);
+
+        assertThat(registry.toText()).isEqualTo("""
+                name           value  unit  description
+                g.up             inf  x     d
+                g.down          -inf  x     d
+                g.zero             0  x     d
+                g.small  0.000123457  x     d
+                """);
+        assertThat(json(registry)).contains("\"g.up\": {\n    \"type\": \"formula\",\n    \"unit\": \"x\",\n"
+                + "    \"description\": \"d\",\n    \"value\": null\n  }")
+                .contains("\"g.down\": {\n    \"type\": \"formula\",\n    \"unit\": \"x\",\n"
+                + "    \"description\": \"d\",\n    \"value\": null\n  }");
+    }
+
+    /** Lines end at their last character: empty units and descriptions leave no trailing blanks. */
+    @Test
+    void textLinesHaveNoTrailingBlanks() {
+        FakeTime time = new FakeTime();
+        StatsRegistry registry = new StatsRegistry();
+        StatsGroup g = registry.register(new StatsGroup("g", time));
+        g.counter("bare", "", "").add(7);
+        g.counter("described", "things", "").add(12345);
+        g.counter("full", "u", "a description").add(1);
+
+        assertThat(registry.toText()).isEqualTo("""
+                name         value  unit    description
+                g.bare           7
+                g.described  12345  things
+                g.full           1  u       a description
+                """);
     }
 }
