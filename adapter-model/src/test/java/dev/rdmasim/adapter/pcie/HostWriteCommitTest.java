@@ -159,4 +159,63 @@ class HostWriteCommitTest {
         assertThat(got).isEqualTo(data);
         assertThat(when[0]).as("the read did not wait for the commit latency").isLessThan(10 * COMMIT);
     }
+
+    /**
+     * A write nobody watches is taken late: it costs no delivery or commit event, yet memory holds it exactly from its
+     * commit instant (arrival plus the write latency) on, and the run, whose last event comes earlier, ends at that
+     * instant with it applied, as with an event per write.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {0, 180_000, 1_000_000})
+    void aLateWriteIsVisibleFromItsCommitInstantAndTheRunEndsThere(long commitPs) {
+        long[] endAndLanded = new long[2];
+        long[] events = new long[2];
+        for (int perTlp = 0; perTlp < 2; perTlp++) {
+            Simulator sim = new Simulator(1);
+            HostMemory mem = new HostMemory("host");
+            PcieLink link = new PcieLink(sim, "pcie", PcieConfig.defaults().withHostWriteLatency(commitPs), mem);
+            link.setEventPerTlp(perTlp == 1);
+            DmaChannel ch = link.dma().addChannel("wr", 4);
+            byte[] data = new byte[600];
+            java.util.Arrays.fill(data, (byte) 0x3C);
+            long[] sent = {-1};
+            assertThat(ch.submit(new DmaRequest().write(0x8000, data, 0, data.length, new DmaCallback() {
+                @Override
+                public void writeSent(DmaRequest req) {
+                    sent[0] = sim.now();
+                }
+            }, 0, false))).isTrue();
+            sim.run();
+            long end = sim.now();
+            assertThat(mem.getByte(0x8000 + data.length - 1)).as("the last byte landed").isEqualTo((byte) 0x3C);
+            assertThat(end).as("the run ends after the last TLP left").isGreaterThan(sent[0]);
+            if (perTlp == 0) {
+                endAndLanded[0] = end;
+                events[0] = sim.eventsExecuted();
+            } else {
+                assertThat(end).as("same end with an event per write").isEqualTo(endAndLanded[0]);
+                events[1] = sim.eventsExecuted();
+            }
+        }
+        assertThat(events[0]).as("late: no delivery or commit events").isLessThan(events[1]);
+        // Read at every picosecond around the commit of the last TLP: nothing before it, everything from it.
+        Simulator sim = new Simulator(1);
+        HostMemory mem = new HostMemory("host");
+        PcieLink link = new PcieLink(sim, "pcie", PcieConfig.defaults().withHostWriteLatency(commitPs), mem);
+        DmaChannel ch = link.dma().addChannel("wr", 4);
+        byte[] data = new byte[600];
+        java.util.Arrays.fill(data, (byte) 0x3C);
+        assertThat(ch.submit(new DmaRequest().write(0x8000, data, 0, data.length, new DmaCallback() {
+            @Override
+            public void writeSent(DmaRequest req) {
+            }
+        }, 0, false))).isTrue();
+        long last = endAndLanded[0];
+        List<Long> seen = new ArrayList<>();
+        for (long t : new long[] {last - 2, last - 1, last}) {
+            sim.event("look" + t, () -> seen.add((long) (mem.getByte(0x8000 + data.length - 1) & 0xff))).schedule(t);
+        }
+        sim.run();
+        assertThat(seen).containsExactly(0L, 0L, 0x3CL);
+    }
 }
