@@ -74,9 +74,8 @@ public final class LinkTransmitter extends Module {
     private int eagerPending;
     /** Whether receivers may take TLPs late ({@link #setLateHandover}). */
     private boolean lateHandover;
-    /** Late TLPs committed and not yet handed over; pending late TLPs; the arrival of the last late one committed. */
+    /** Late TLPs committed and not yet handed over, and the arrival of the last late one committed. */
     private int lateCommitted;
-    private int latePending;
     private long lastLateArrivePs;
 
     /** TLPs not yet ready, in ready order (ties in enqueue order): a later enqueue may still go ahead of them. */
@@ -256,7 +255,7 @@ public final class LinkTransmitter extends Module {
                     if (lateCommitted > 0) {
                         return lastLateArrivePs;
                     }
-                    return latePending > 0 ? firstLatePending().readyPs : NONE;
+                    return pCount > eagerPending ? pend[(pHead + firstPending(true)) & pendMask].readyPs : NONE;
                 }
 
                 @Override
@@ -272,12 +271,13 @@ public final class LinkTransmitter extends Module {
         }
     }
 
-    private Tlp firstLatePending() {
+    /** Index in the pending queue of the first TLP that is ({@code late}) or is not late; one must be there. */
+    private int firstPending(boolean late) {
         int i = 0;
-        while (!pend[(pHead + i) & pendMask].late) {
+        while (pend[(pHead + i) & pendMask].late != late) {
             i++;
         }
-        return pend[(pHead + i) & pendMask];
+        return i;
     }
 
     /**
@@ -350,12 +350,9 @@ public final class LinkTransmitter extends Module {
             }
             if (!t.late) {
                 eagerPending++;
-            } else {
-                latePending++;
             }
             nextChangePs = Math.min(nextChangePs, readyPs);
         }
-
         // The first TLP to deliver may be this one, or one pending behind it whose provisional arrival it delays.
         if (noEagerCommitted && (!t.late || eagerPending > 0)) {
             armDelivery();
@@ -403,8 +400,6 @@ public final class LinkTransmitter extends Module {
                 }
                 if (!t.late) {
                     eagerPending--;
-                } else {
-                    latePending--;
                 }
                 commit(t);
             }
@@ -654,11 +649,7 @@ public final class LinkTransmitter extends Module {
             at = ring[(int) (eagerSeq & ringMask)].arrivePs;
         } else if (eagerPending > 0) {
             // Nothing that is not late is ahead of it on the wire: its provisional arrival.
-            int i = 0;
-            while (pend[(pHead + i) & pendMask].late) {
-                i++;
-            }
-            at = probe(i).end + linkLatencyPs;
+            at = probe(firstPending(false)).end + linkLatencyPs;
         } else {
             deliver.cancel();
             return;
