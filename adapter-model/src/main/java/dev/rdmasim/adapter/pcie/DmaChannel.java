@@ -17,6 +17,8 @@ public final class DmaChannel {
     private final DmaEngine engine;
     private final String name;
     private final DmaRequest[] ring;
+    /** This channel's bit in the engine's set of channels with requests queued. */
+    private final long bit;
     private int head;
     private int count;
     private Runnable retry;
@@ -31,8 +33,9 @@ public final class DmaChannel {
     private final Bound full;
     private final Signal occupancySignal;
 
-    DmaChannel(DmaEngine engine, String name, int depth, String depthParameter) {
+    DmaChannel(DmaEngine engine, String name, int depth, String depthParameter, int index) {
         this.engine = engine;
+        this.bit = 1L << index;
         this.name = name;
         this.ring = new DmaRequest[depth];
         this.retryEvent = engine.sim().event(engine.fullName() + "." + name + ".retry", this::onRetry);
@@ -99,7 +102,10 @@ public final class DmaChannel {
         r.submitPs = now;
         int tail = head + count;
         ring[tail < ring.length ? tail : tail - ring.length] = r;
-        if (++count == ring.length) {
+        if (count++ == 0) {
+            engine.nonEmpty |= bit;
+        }
+        if (count == ring.length) {
             full.set(true);
         }
         engine.queuedRequests++;
@@ -120,6 +126,9 @@ public final class DmaChannel {
         head = head + 1 == ring.length ? 0 : head + 1;
         if (count-- == ring.length) {
             full.set(false);
+        }
+        if (count == 0) {
+            engine.nonEmpty &= ~bit;
         }
         engine.queuedRequests--;
         occupancy.set(count);

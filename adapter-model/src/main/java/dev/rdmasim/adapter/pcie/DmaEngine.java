@@ -95,6 +95,8 @@ public final class DmaEngine extends Module {
     private final List<DmaChannel> channels = new ArrayList<>();
     private DmaChannel[] rr = new DmaChannel[0];
     private int rrNext;
+    /** One bit per channel (its index in {@link #rr}) that has requests queued; kept by the channels. */
+    long nonEmpty;
     private final Event pump;
     private boolean pumping;
     /** Requests waiting in all channels together; kept by the channels. */
@@ -190,7 +192,10 @@ public final class DmaEngine extends Module {
                 throw new IllegalArgumentException(fullName() + " already has a channel named '" + channelName + "'");
             }
         }
-        DmaChannel c = new DmaChannel(this, channelName, depth, depthParameter);
+        if (channels.size() == Long.SIZE) {
+            throw new IllegalArgumentException(fullName() + ": at most " + Long.SIZE + " channels, adding '" + channelName + "'");
+        }
+        DmaChannel c = new DmaChannel(this, channelName, depth, depthParameter, channels.size());
         channels.add(c);
         rr = channels.toArray(new DmaChannel[0]);
         return c;
@@ -266,19 +271,30 @@ public final class DmaEngine extends Module {
         pumping = true;
         try {
             int n = rr.length;
-            int idle = 0;
-            // Round-robin, one TLP per turn, until a full round finds nobody able to go (or nothing is left, which
-            // leaves rrNext where that round would have).
-            while (idle < n) {
-                DmaChannel c = rr[rrNext];
-                rrNext = rrNext + 1 == n ? 0 : rrNext + 1;
-                if (c.queued() != 0 && issueOne(c)) {
+            // Round-robin, one TLP per turn, until a full round finds nobody able to go (or nothing is left), which
+            // leaves rrNext just after the last channel that went. Only channels with requests are visited (their
+            // bits in nonEmpty, read afresh each turn since issuing may submit or finish requests); an empty one would
+            // be passed over anyway. travelled counts the positions the current round has passed since its start.
+            int pos = rrNext;
+            int travelled = 0;
+            while (true) {
+                long m = nonEmpty;
+                if (m == 0) {
+                    break;
+                }
+                long after = m & (-1L << pos);
+                int i = Long.numberOfTrailingZeros(after != 0 ? after : m);
+                travelled += (i >= pos ? i - pos : i + n - pos) + 1;
+                if (travelled > n) {
+                    break;
+                }
+                pos = i + 1 == n ? 0 : i + 1;
+                if (issueOne(rr[i])) {
+                    rrNext = pos;
+                    travelled = 0;
                     if (queuedRequests == 0) {
                         break;
                     }
-                    idle = 0;
-                } else {
-                    idle++;
                 }
             }
         } finally {
