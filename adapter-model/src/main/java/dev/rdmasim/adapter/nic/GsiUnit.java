@@ -247,7 +247,7 @@ public final class GsiUnit extends Module implements DmaCallback {
         writer.macs(dstMac, mac).ipv4(this.ip, dstIp).udpSourcePort(RoceWriter.entropyPort(QPN, qpn))
                 .bth(Opcode.UD_SEND_ONLY, qpn, psn).deth(BigEndian.i32(sendBuf, SEND_QKEY), QPN);
         psn = (psn + 1) & 0xFF_FFFF;
-        f.length(writer.write(f.data(), sendBuf, MAD_OFFSET, CmMad.SIZE));
+        writer.write(f, sendBuf, MAD_OFFSET, CmMad.SIZE);
         port.send(f, t);
         madsSent.inc();
         txBusy.idleAfterBookings();

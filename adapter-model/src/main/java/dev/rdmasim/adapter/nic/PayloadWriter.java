@@ -21,7 +21,7 @@ import dev.rdmasim.kernel.wave.Signal;
  */
 final class PayloadWriter extends Module {
     /** Write requests; each carries one page-bounded piece of one frame. */
-    static final int WRITES = 64;
+    static final int WRITES = 64; // one bit each in a long: see freeWrites
     /** {@link #scatter} results besides "held" (1) and "nothing written" (0). */
     static final int WAIT = -1;
     static final int KEY_ERROR = -2;
@@ -45,9 +45,14 @@ final class PayloadWriter extends Module {
     /** One write in flight and what it belongs to. */
     private final class Write implements DmaCallback {
         final DmaRequest request = new DmaRequest();
+        final int index;
         Frame frame;
         Qp qp;
         Wr readWr;
+
+        Write(int index) {
+            this.index = index;
+        }
 
         @Override
         public void writeSent(DmaRequest r) {
@@ -57,6 +62,7 @@ final class PayloadWriter extends Module {
             frame = null;
             qp = null;
             readWr = null;
+            freeWrites |= 1L << index;
             sent(f, q, w);
         }
     }
@@ -65,6 +71,8 @@ final class PayloadWriter extends Module {
     private final KeyUnit keys;
     private final DmaPort port;
     private final Write[] writes = new Write[WRITES];
+    /** One bit per write not carrying a piece ({@value #WRITES} of them: one long). */
+    private long freeWrites = -1L;
     private int outstanding;
     private Written written;
     private final Counter placedBytes;
@@ -80,7 +88,7 @@ final class PayloadWriter extends Module {
         writesSignal = signal("writesInFlight", 8);
         port = new DmaPort(channel, WRITES);
         for (int i = 0; i < WRITES; i++) {
-            writes[i] = new Write();
+            writes[i] = new Write(i);
         }
     }
 
@@ -150,12 +158,12 @@ final class PayloadWriter extends Module {
         long a = 0;
         while (a < len) {
             int piece = (int) Math.min(len - a, keys.pageRemaining(key, va + a));
-            int i = 0;
-            while (writes[i].frame != null) {
-                i++;
-            }
+            // The lowest-numbered free write, as a scan from 0 would find.
+            int i = Long.numberOfTrailingZeros(freeWrites);
+            freeWrites &= ~(1L << i);
             Write w = writes[i];
             w.frame = f;
+            f.hold();
             w.qp = qp;
             w.readWr = readWr;
             if (readWr != null) {
@@ -190,14 +198,7 @@ final class PayloadWriter extends Module {
         outstanding--;
         writesInFlight.set(outstanding);
         writesSignal.set(outstanding);
-        boolean stillHeld = false;
-        for (int k = 0; k < WRITES; k++) {
-            if (writes[k].frame == f) {
-                stillHeld = true;
-                break;
-            }
-        }
-        if (!stillHeld) {
+        if (f.unhold()) {
             f.release();
         }
         if (readWr != null) {

@@ -167,7 +167,7 @@ final class Receiver extends Module implements PayloadWriter.Written, Responder.
 
     private void step() {
         Frame f = current;
-        FrameCheck c = reader.wrap(f.data(), f.length());
+        FrameCheck c = reader.wrap(f);
         if (c != FrameCheck.VALID) {
             dropped.inc();
             f.release();

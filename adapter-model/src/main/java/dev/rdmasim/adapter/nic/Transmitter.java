@@ -542,7 +542,7 @@ final class Transmitter extends Module implements RequesterTransport.Packetizer,
         if (Opcode.hasImmediate(s.opcode)) {
             writer.immediate(s.immediate);
         }
-        f.length(writer.write(f.data(), s.buf, 0, s.length));
+        writer.write(f, s.buf, 0, s.length);
         if (s.kind == Kind.REQUEST && (Opcode.isLast(s.opcode) || Opcode.isOnly(s.opcode))) {
             f.origin(s.wr);
         }

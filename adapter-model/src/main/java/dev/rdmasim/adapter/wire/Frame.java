@@ -34,6 +34,14 @@ public final class Frame {
     long sequence;
     int fault;
     int corruptBit;
+    /**
+     * True from {@link RoceWriter#write(Frame, byte[], int, int)} until anything that changes the frame's bytes or
+     * length (a resize by its sender, the link's corruption, recycling): its bytes are then exactly those its ICRC was
+     * computed over, so a {@link RoceReader} may take the ICRC as correct instead of computing it again.
+     */
+    boolean icrcSealed;
+    /** Holds the receiver placed on the frame's bytes ({@link #hold}); the frame cannot be released while any is left. */
+    private int holds;
 
     Frame(LinkEndpoint pool, int id) {
         this.pool = pool;
@@ -44,8 +52,17 @@ public final class Frame {
     private FrameOrigin origin;
     private long originGeneration;
 
+    /**
+     * The frame's bytes. Whoever changes them after {@link RoceWriter#write(Frame, byte[], int, int)} built the frame
+     * must do it through {@link #length(int)} (which ends the frame's ICRC seal) or build it again.
+     */
     public byte[] data() {
         return data;
+    }
+
+    /** True while the frame holds exactly what its writer built (see {@link RoceWriter#write(Frame, byte[], int, int)}). */
+    public boolean icrcSealed() {
+        return icrcSealed;
     }
 
     public int length() {
@@ -61,6 +78,7 @@ public final class Frame {
             throw new IllegalArgumentException("frame length " + n + " outside " + RoceLayout.ETH_HEADER + ".." + CAPACITY);
         }
         length = n;
+        icrcSealed = false;
         return this;
     }
 
@@ -95,11 +113,30 @@ public final class Frame {
         }
     }
 
+    /**
+     * Marks the frame's bytes as still needed by one more user on the receiving side (say, a DMA write that reads its
+     * payload); each hold ends with {@link #unhold}, and the frame cannot be released while a hold is left.
+     */
+    public void hold() {
+        holds++;
+    }
+
+    /** Ends one {@link #hold}; true when it was the last one. */
+    public boolean unhold() {
+        if (holds == 0) {
+            throw new InvariantViolation("frame " + this + " unheld more often than held");
+        }
+        return --holds == 0;
+    }
+
     /** Returns the buffer to its sender's pool; by the receiver after delivery, or by a sender that will not send it. */
     public void release() {
         if (state != HELD_BY_RECEIVER && state != HELD_BY_SENDER) {
             throw new IllegalStateException("frame " + this + " released while " + stateName()
                     + " (double release, or release before delivery)");
+        }
+        if (holds != 0) {
+            throw new InvariantViolation("frame " + this + " released while " + holds + " hold(s) on its bytes remain");
         }
         pool.recycle(this);
     }
@@ -127,6 +164,7 @@ public final class Frame {
         originGeneration = 0;
         fault = FAULT_NONE;
         corruptBit = -1;
+        icrcSealed = false;
     }
 
     @Override

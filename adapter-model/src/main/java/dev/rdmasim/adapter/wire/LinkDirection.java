@@ -472,6 +472,7 @@ public final class LinkDirection extends Module {
                 }
                 if (f.fault == Frame.FAULT_CORRUPT) {
                     f.data()[f.corruptBit >>> 3] ^= (byte) (1 << (f.corruptBit & 7));
+                    f.icrcSealed = false;
                     f.fault = Frame.FAULT_NONE;
                     framesCorrupted.inc();
                 }

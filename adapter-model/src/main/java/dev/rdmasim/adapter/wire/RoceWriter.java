@@ -171,6 +171,18 @@ public final class RoceWriter {
         return 0xC000 | (h & 0x3FFF);
     }
 
+    /**
+     * Builds the frame in {@code f} as {@link #write(byte[], byte[], int, int)} does, sets its length and seals it:
+     * until its bytes or length change, a {@link RoceReader#wrap(Frame)} takes its ICRC as computed here instead of
+     * computing it again (the ICRC bytes in the frame, and so on the wire and in a capture, are the real ones).
+     * Only while the sender holds the frame.
+     */
+    public Frame write(Frame f, byte[] payload, int payloadOff, int payloadLength) {
+        f.length(write(f.data(), payload, payloadOff, payloadLength));
+        f.icrcSealed = true;
+        return f;
+    }
+
     /** Copies {@code payloadLength} bytes of payload into place, then writes the frame; returns its length. */
     public int write(byte[] frame, byte[] payload, int payloadOff, int payloadLength) {
         checkPayload(frame, payloadLength);
