@@ -242,7 +242,8 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
     @Override
     public int request(Qp qp, Frame f, int op, RoceReader reader) {
         this.reader = reader;
-        if (qp.state() == QpState.ERROR || qp.resp.error) {
+        // A QP not yet connected (RESET, INIT) or in error answers nothing: the request is dropped and counted.
+        if (!qp.state().receives() || qp.resp.error) {
             dropped.inc();
             return 0;
         }
