@@ -893,10 +893,12 @@ public final class Replay {
         }
         String cq = op.equals("receive") ? q.rcq : q.icq;
         if (s == STATUS_SUCCESS) {
-            if (!ctx.isEmpty()) {
+            if (!refusedByCtx.isEmpty()) {
                 refusedByCtx.remove(ctx);
             }
-            refusedByCq.remove(cq);
+            if (!refusedByCq.isEmpty()) {
+                refusedByCq.remove(cq);
+            }
             if (l.expects()) {
                 req.expect = l.expectedStatus(STATUS_SUCCESS);
                 req.expectAt = l.position("expect");
