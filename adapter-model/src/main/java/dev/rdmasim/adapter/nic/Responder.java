@@ -24,7 +24,9 @@ import dev.rdmasim.kernel.stats.Counter;
  * the registered region; SEND payload is scattered into the receive WQE taken from the receive-WQE prefetcher, and
  * its completion is written once the payload writes have left; a READ request joins the QP's inbound READs (at most
  * the IRD) for the transmitter to answer. It decides the ACK or NAK the peer is owed (the transmitter sends it); a
- * request it cannot execute NAKs it and moves the QP to error, which flushes both its queues.
+ * request it cannot execute NAKs it and moves the QP to error, which flushes both its queues. Only a QP in RTR or RTS
+ * takes requests; one for a QP in RESET, INIT or ERROR is dropped (counted in the receiver's {@code dropped}) and
+ * answered with nothing.
  */
 final class Responder extends Module implements RecvWqePrefetcher.Responder, ResponderReplies, ReceiverRequests {
 
