@@ -370,7 +370,8 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
 
     /**
      * Moves a QP to {@code next} (the modify-QP command); transitions the state machine does not
-     * allow are refused. Moving to ERROR flushes its outstanding requests, send and receive.
+     * allow are refused. Moving to ERROR flushes its outstanding requests, send and receive. A reset
+     * clears the responder's connection state and is refused while the QP has work in flight.
      */
     public void modifyQp(int qpn, QpState next) {
         firmware.modifyQp(qpn, next);

@@ -388,11 +388,7 @@ final class FirmwareTables implements QpTable, CqTable {
         if (qp == null) {
             return refuse(Command.STATUS_BAD_RESOURCE, "no QP " + qpn);
         }
-        // Every block holding state of the QP is asked whether it is done with it.
-        boolean busy = fetch.busyWith(qp) || parser.busyWith(qp) || scheduler.busyWith(qp) || req.busyWith(qp)
-                || tx.busyWith(qp) || responder.busyWith(qp) || payload.busyWith(qp) || rq.busyWith(qp)
-                || cqe.hasJobsForQp(qpn);
-        if (busy) {
+        if (inFlight(qp)) {
             return refuse(Command.STATUS_RESOURCE_BUSY, "QP " + qpn + " still has work in flight");
         }
         req.close(qp);
@@ -401,6 +397,13 @@ final class FirmwareTables implements QpTable, CqTable {
         qpNumbers.clear(qpn);
         contexts.clearQpContext(qpn);
         return Command.STATUS_OK;
+    }
+
+    /** Whether any block still holds work of the QP: every block holding state of it is asked. */
+    private boolean inFlight(Qp qp) {
+        return fetch.busyWith(qp) || parser.busyWith(qp) || scheduler.busyWith(qp) || req.busyWith(qp)
+                || tx.busyWith(qp) || responder.busyWith(qp) || payload.busyWith(qp) || rq.busyWith(qp)
+                || cqe.hasJobsForQp(qp.qpn);
     }
 
     /** Connects a QP to its peer and moves it to ready-to-send (the INIT->RTR->RTS modify sequence). */
@@ -497,7 +500,8 @@ final class FirmwareTables implements QpTable, CqTable {
 
     /**
      * Moves a QP to {@code next} (the modify-QP command); transitions the state machine does not
-     * allow are refused. Moving to ERROR flushes its outstanding requests, send and receive.
+     * allow are refused. Moving to ERROR flushes its outstanding requests, send and receive. A reset
+     * clears the responder's connection state and is refused while the QP has work in flight.
      */
     public void modifyQp(int qpn, QpState next) {
         require(tryModifyQp(qpn, next, null));
@@ -533,6 +537,14 @@ final class FirmwareTables implements QpTable, CqTable {
                 }
             }
             return Command.STATUS_OK;
+        }
+        if (next == QpState.RESET) {
+            // The reset clears the responder's connection state, which blocks still working on the QP would use.
+            if (inFlight(qp)) {
+                return refuse(Command.STATUS_RESOURCE_BUSY, "QP " + qpn + " still has work in flight (let it drain"
+                        + " in ERROR before the reset)");
+            }
+            responder.reset(qp);
         }
         qp.moveTo(next);
         if (next == QpState.READY_TO_SEND) {

@@ -17,4 +17,14 @@ public enum QpState {
             case ERROR -> false;
         };
     }
+
+    /**
+     * Whether a QP in this state takes incoming request packets. Below ready-to-receive (RESET, INIT) a QP has no
+     * peer or expected PSN yet, and in ERROR it takes nothing more: the packet is dropped silently, without an ACK
+     * or NAK, as the IB spec has it (and ConnectX does). The spec's SQD and SQE states, which the model does not
+     * have, still receive: they stop only the send side.
+     */
+    public boolean receives() {
+        return this == READY_TO_RECEIVE || this == READY_TO_SEND;
+    }
 }

@@ -185,6 +185,15 @@ final class RecvWqePrefetcher extends Module {
         qp.rq.consumed++;
     }
 
+    /**
+     * The QP is reset with nothing of it in flight: a flush that ended no longer holds the queue, and the doorbell
+     * record is read afresh when a message finds no known WQE. The running counters stay: the driver keeps its own.
+     */
+    void reset(Qp qp) {
+        qp.rq.flushing = false;
+        qp.rq.dbFresh = false;
+    }
+
     /** Whether a read of the QP is in flight, or its flush still waits to learn the producer count. */
     boolean busyWith(Qp qp) {
         return qp.rq.fetchInFlight || (qp.rq.flushing && flushPending());

@@ -24,7 +24,9 @@ import dev.rdmasim.kernel.stats.Counter;
  * the registered region; SEND payload is scattered into the receive WQE taken from the receive-WQE prefetcher, and
  * its completion is written once the payload writes have left; a READ request joins the QP's inbound READs (at most
  * the IRD) for the transmitter to answer. It decides the ACK or NAK the peer is owed (the transmitter sends it); a
- * request it cannot execute NAKs it and moves the QP to error, which flushes both its queues.
+ * request it cannot execute NAKs it and moves the QP to error, which flushes both its queues. Only a QP in RTR or RTS
+ * takes requests; one for a QP in RESET, INIT or ERROR is dropped (counted in the receiver's {@code dropped}) and
+ * answered with nothing.
  */
 final class Responder extends Module implements RecvWqePrefetcher.Responder, ResponderReplies, ReceiverRequests {
 
@@ -207,11 +209,53 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
         this.rnr = counters.rnr();
     }
 
-    /** The QP is connected (INIT to RTR): the PSN it expects first, and its access rights. */
+    /**
+     * The QP is connected (INIT to RTR): the PSN it expects first, and its access rights. Everything else starts
+     * afresh too, as after {@link #reset}: a QP created in INIT has never been reset.
+     */
     void open(Qp qp, int expectedPsn) {
+        clear(qp, expectedPsn);
+    }
+
+    /**
+     * The QP is reset (2RST), which the firmware allows only once nothing of it is in flight: the fatal-NAK flag,
+     * the transport checks' state (expected PSN, open message, outstanding sequence NAK, MSN), the inbound WRITE,
+     * the ACK owed and the message being received are cleared, so a QP connected again after an error takes
+     * requests as a new one. A receive WQE taken for a message that was never finished is used up without a
+     * completion (a reset completes nothing); a flush that ended leaves the receive queue taking WQEs again. The
+     * rings and their running counters stay, as the driver's do.
+     */
+    void reset(Qp qp) {
+        clear(qp, 0);
+        rq.reset(qp);
+    }
+
+    private void clear(Qp qp, int expectedPsn) {
         QpResponder r = qp.resp;
-        r.rsp.reset(expectedPsn, r.rsp.openMessage() == null && (qp.cfg.accessFlags() & AccessFlags.REMOTE_WRITE) != 0,
+        if (busyWith(qp)) {
+            throw new InvariantViolation(fullName() + ": QP " + qp.qpn + " is reset or opened with " + r.readCount
+                    + " inbound READs held and its receive " + r.message + (r.cqeQueued ? ", waiting for CQE room" : ""));
+        }
+        r.rsp.reset(expectedPsn, (qp.cfg.accessFlags() & AccessFlags.REMOTE_WRITE) != 0,
                 (qp.cfg.accessFlags() & AccessFlags.REMOTE_READ) != 0);
+        r.error = false;
+        if (r.message == Message.RECEIVING) {
+            r.move(Message.RECEIVING, Message.IDLE);
+            rq.consumed(qp);
+        }
+        r.recvSges = 0;
+        r.recvOffset = 0;
+        r.recvSyndrome = 0;
+        r.recvWriteImm = false;
+        r.recvPlacedPs = Stage.NOT_REACHED;
+        r.writeVa = 0;
+        r.writeRemaining = 0;
+        r.writeRkey = 0;
+        r.writeLength = 0;
+        r.ackSyndrome = Aeth.ack(Aeth.CREDITS_INVALID);
+        r.packetsSinceAck = 0;
+        r.readHead = 0;
+        r.maxReadsIn = r.readVa.length;
     }
 
     /** The connection agreed fewer inbound READs than the QP can hold. */
@@ -242,7 +286,8 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
     @Override
     public int request(Qp qp, Frame f, int op, RoceReader reader) {
         this.reader = reader;
-        if (qp.state() == QpState.ERROR || qp.resp.error) {
+        // A QP not yet connected (RESET, INIT) or in error answers nothing: the request is dropped and counted.
+        if (!qp.state().receives() || qp.resp.error) {
             dropped.inc();
             return 0;
         }

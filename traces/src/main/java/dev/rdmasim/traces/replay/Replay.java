@@ -87,6 +87,13 @@ public final class Replay {
     private TraceLine running;
     /** Posted requests whose line expects a status, until their completion is taken (in posting order). */
     private final Map<Request, Request> expecting = new java.util.LinkedHashMap<>();
+    /**
+     * Posts the provider refused, by context (the last one of each) and by the CQ their completion would have gone to:
+     * a wait that then never ends names the refusal as its cause. A later post of the context, or for the CQ, that
+     * succeeds takes its place.
+     */
+    private final Map<String, RefusedPost> refusedByCtx = new HashMap<>();
+    private final Map<String, RefusedPost> refusedByCq = new HashMap<>();
     /** The CQs some {@code wait ... ctx=} line waits on: the contexts taken from them are remembered. */
     private java.util.Set<String> waitedByContext = java.util.Set.of();
     private long calls;
@@ -271,7 +278,7 @@ public final class Replay {
                 }
                 if (waiter != null) {
                     throw new TraceError(waiter.line.position(), "the simulation ran out of events while "
-                            + waiter.describe() + " waited: nothing more can happen");
+                            + waiter.describe() + " waited: " + waiter.cause());
                 }
                 throw new TraceError(running != null ? running.position() : null, "the simulation ran out of events "
                         + "while the declaration waited for its completion: nothing more can happen");
@@ -884,7 +891,14 @@ public final class Replay {
                         : q.qp.read(req, sgl, sgl.length, address, mr.getRemoteToken(), flags);
             }
         }
+        String cq = op.equals("receive") ? q.rcq : q.icq;
         if (s == STATUS_SUCCESS) {
+            if (!refusedByCtx.isEmpty()) {
+                refusedByCtx.remove(ctx);
+            }
+            if (!refusedByCq.isEmpty()) {
+                refusedByCq.remove(cq);
+            }
             if (l.expects()) {
                 req.expect = l.expectedStatus(STATUS_SUCCESS);
                 req.expectAt = l.position("expect");
@@ -906,7 +920,26 @@ public final class Replay {
         } else {
             count(s);
             outputs.completion(sim.now(), hostNames[q.host], q.name, null, ctx, op, s, 0);
+            RefusedPost refusal = new RefusedPost(l.position(), op, s);
+            if (!ctx.isEmpty()) {
+                refusedByCtx.put(ctx, refusal);
+            }
+            refusedByCq.put(cq, refusal);
             outcome(l, s);
+        }
+    }
+
+    /** A post the provider refused: where, which call, and the status it returned. */
+    private record RefusedPost(dev.rdmasim.traces.format.Position at, String op, int status) {
+        @Override
+        public String toString() {
+            String call = switch (op) {
+                case "send" -> "NdkSend";
+                case "receive" -> "NdkReceive";
+                case "write" -> "NdkWrite";
+                default -> "NdkRead";
+            };
+            return call + " at " + at + " returned " + NtStatus.name(status) + " (" + NtStatus.hex(status) + ")";
         }
     }
 
@@ -1040,6 +1073,16 @@ public final class Replay {
 
         String describe() {
             return "'wait " + cq.name + (ctx != null ? " ctx=" + ctx : " count=" + line.integer("count", 1)) + "'";
+        }
+
+        /** Why nothing more can happen for it, when a refused post explains it. */
+        String cause() {
+            RefusedPost r = ctx != null ? refusedByCtx.get(ctx) : null;
+            if (r != null) {
+                return "its request was never posted: " + r;
+            }
+            r = ctx == null ? refusedByCq.get(cq.name) : null;
+            return "nothing more can happen" + (r != null ? "; the last post for " + cq.name + " was refused: " + r : "");
         }
     }
 

@@ -108,6 +108,38 @@ class ReplaySelfCheckTest {
                         + "nothing more can happen");
     }
 
+    /**
+     * A wait on a request whose post was refused (the QP is not connected: STATUS_CONNECTION_INVALID) names the post
+     * at once: its line, the NDK call and its status. A wait by count says the same of the last refused post that
+     * would have completed on its CQ, and a post of the same context that succeeded later is not blamed.
+     */
+    @Test
+    void aWaitOnARefusedPostNamesTheCallAndItsStatus() {
+        String unconnected = "qp A.q2 pd=A.pd rcq=A.cq icq=A.cq iq=4 rq=4 isge=1 rsge=1 inline=0\n";
+        // The refused line is named as every position is, by the file as it was given.
+        String line14 = dir.resolve("t.trace") + ":14:1";
+        assertThat(error(unconnected + """
+                +10us write A.q2 ctx=w0 sge=A.src+0:64 remote=B.dst+0
+                wait A.cq ctx=w0
+                """)).isEqualTo("t.trace:15:1: the simulation ran out of events while 'wait A.cq ctx=w0' waited: its "
+                + "request was never posted: NdkWrite at " + line14 + " returned STATUS_CONNECTION_INVALID (0xC000023A)");
+        assertThat(error(unconnected + """
+                +10us read A.q2 ctx=r0 sge=A.src+0:64 remote=B.dst+0
+                wait A.cq count=1
+                """)).isEqualTo("t.trace:15:1: the simulation ran out of events while 'wait A.cq count=1' waited: "
+                + "nothing more can happen; the last post for A.cq was refused: NdkRead at " + line14 + " returned "
+                + "STATUS_CONNECTION_INVALID (0xC000023A)");
+        // Refused, then posted again on the connected QP and taken by the first wait: the second wait is not
+        // about the refusal.
+        assertThat(error(unconnected + """
+                +10us write A.q2 ctx=w0 sge=A.src+0:64 remote=B.dst+0
+                write A.qp ctx=w0 sge=A.src+0:64 remote=B.dst+0
+                wait A.cq ctx=w0
+                wait A.cq ctx=w0
+                """)).isEqualTo("t.trace:17:1: the simulation ran out of events while 'wait A.cq ctx=w0' waited: "
+                + "nothing more can happen");
+    }
+
     // ---- expect=
 
     @Test
