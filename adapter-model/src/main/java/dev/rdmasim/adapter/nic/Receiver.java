@@ -83,7 +83,7 @@ final class Receiver extends Module implements PayloadWriter.Written, Responder.
         pipelinePs = nicClock.cyclesToPs(params.pipelineCycles());
         payload.connect(this, this::resume);
         frames = stats().counter("frames", "frames", "frames received");
-        dropped = stats().counter("dropped", "frames", "frames dropped (bad checks, unknown QP, QP in error, silent PSN drops)");
+        dropped = stats().counter("dropped", "frames", "frames dropped (bad checks, unknown QP, QP not ready to receive or in error, silent PSN drops)");
         Counter duplicates = stats().counter("duplicates", "packets", "duplicate request packets re-acknowledged");
         Counter sequenceErrors = stats().counter("sequenceNaks", "packets", "requests ahead of the expected PSN (sequence NAK)");
         Counter accessErrors = stats().counter("accessNaks", "packets",
