@@ -143,7 +143,7 @@ final class HelpTexts {
         }
     }
 
-    /** Arguments a file may be named after: letters, digits, '-' and '_', not starting with a dot or a separator. */
+    /** Arguments a file may be named after: letters, digits, '-' and '_' only (no dot, no separator, not empty). */
     static boolean plainArgs(String[] args) {
         for (String a : args) {
             if (a.isEmpty()) {
