@@ -39,6 +39,14 @@ public final class Main implements Runnable {
             System.out.flush();
             return 0;
         }
+        if (HelpTexts.print(args)) {
+            return 0;
+        }
+        return viaPicocli(args);
+    }
+
+    /** {@link #execute} by picocli alone: the command tree built, the arguments parsed and run. */
+    static int viaPicocli(String... args) {
         CommandLine cmd = commandLine(args.length == 0 ? null : args[0]);
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
             String message = userMessage(ex);

@@ -2,12 +2,15 @@ package dev.rdmasim.cli;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 
 /**
  * The run the launcher records a class-data sharing archive from ({@code -XX:ArchiveClassesAtExit}): the help
  * text, a tiny latency test and a tiny bandwidth test, so that the archive holds what short commands load (the
  * command line, the profile reader, the adapter model, the perf harness) and every later run maps those classes
- * instead of loading and verifying them. Output is discarded; the exit code says whether every step ran.
+ * instead of loading and verifying them. Given a directory, it first renders every help text into it
+ * ({@link HelpTexts}) and runs the steps with those texts in use. Output is discarded; the exit code says whether
+ * every step ran.
  */
 public final class StartupTraining {
     /** The commands run, in order. Small enough to take well under a second once compiled. */
@@ -22,6 +25,14 @@ public final class StartupTraining {
     }
 
     public static void main(String[] args) {
+        if (args.length > 1) {
+            System.err.println("usage: StartupTraining [HELP-DIRECTORY]");
+            System.exit(2);
+        }
+        if (args.length == 1) {
+            HelpTexts.render(Path.of(args[0]));
+            System.setProperty(HelpTexts.DIR_PROPERTY, args[0]);
+        }
         System.exit(run());
     }
 
