@@ -108,7 +108,6 @@ public final class DmaChannel {
         if (count == ring.length) {
             full.set(true);
         }
-        engine.queuedRequests++;
         submitted.inc();
         occupancy.set(count);
         occupancySignal.set(count);
@@ -130,7 +129,6 @@ public final class DmaChannel {
         if (count == 0) {
             engine.nonEmpty &= ~bit;
         }
-        engine.queuedRequests--;
         occupancy.set(count);
         occupancySignal.set(count);
         if (refused && retry != null && !retryEvent.scheduled()) {

@@ -99,8 +99,6 @@ public final class DmaEngine extends Module {
     long nonEmpty;
     private final Event pump;
     private boolean pumping;
-    /** Requests waiting in all channels together; kept by the channels. */
-    int queuedRequests;
     /** Inside a link event that calls into this engine; its last step is {@link LinkEnd#linkEventEnd}. */
     private boolean inLinkEvent;
     /** A pump that runs at the tail of the current link event instead of in its own event. */
@@ -265,9 +263,6 @@ public final class DmaEngine extends Module {
     }
 
     private void onPump() {
-        if (queuedRequests == 0) {
-            return;
-        }
         pumping = true;
         try {
             int n = rr.length;
@@ -288,13 +283,12 @@ public final class DmaEngine extends Module {
                 if (travelled > n) {
                     break;
                 }
-                pos = i + 1 == n ? 0 : i + 1;
+                // May be n: the search from there finds no bit at or above it and wraps to the lowest (also at n = 64,
+                // where the shift by 64 leaves every bit).
+                pos = i + 1;
                 if (issueOne(rr[i])) {
                     rrNext = pos;
                     travelled = 0;
-                    if (queuedRequests == 0) {
-                        break;
-                    }
                 }
             }
         } finally {
