@@ -19,13 +19,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 class EndToEndTest {
     static final int ALL = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ;
 
-    private static byte[] pattern(long seed, int len) {
+    /** Seeded random bytes: payloads whose arrival a test can check byte for byte. */
+    static byte[] pattern(long seed, int len) {
         byte[] b = new byte[len];
         new SplittableRandom(seed).nextBytes(b);
         return b;
     }
 
-    private static List<byte[]> drain(TestHost h) {
+    /** Every completion the host's CQ holds now, in order. */
+    static List<byte[]> drain(TestHost h) {
         List<byte[]> out = new ArrayList<>();
         for (byte[] c = h.poll(); c != null; c = h.poll()) {
             out.add(c);

@@ -12,9 +12,7 @@ import dev.rdmasim.adapter.wire.EthernetLink;
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.StatsGroup;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -43,17 +41,11 @@ class ResponderQpStateTest {
     }
 
     private static byte[] pattern(long seed, int len) {
-        byte[] b = new byte[len];
-        new SplittableRandom(seed).nextBytes(b);
-        return b;
+        return EndToEndTest.pattern(seed, len);
     }
 
     private static List<byte[]> drain(TestHost h) {
-        List<byte[]> out = new ArrayList<>();
-        for (byte[] c = h.poll(); c != null; c = h.poll()) {
-            out.add(c);
-        }
-        return out;
+        return EndToEndTest.drain(h);
     }
 
     private static long counter(Simulator sim, String group, String name) {
