@@ -24,6 +24,11 @@ public final class HostMemory {
     private static final int PAGE_BITS = 12;
     private static final int PAGE_MASK = PAGE_SIZE - 1;
     private static final long DEFAULT_HEAP_BASE = 0x1_0000_0000L;
+    /**
+     * What a page never written reads as. Copying from it is several times faster than {@code Arrays.fill} for the
+     * few hundred bytes of a read completion (JDK 17 on x86), and most DMA sources in perf runs are never written.
+     */
+    private static final byte[] ZEROS = new byte[PAGE_SIZE];
 
     private static final VarHandle S_LE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle S_BE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
@@ -128,22 +133,14 @@ public final class HostMemory {
         if (inPage + len <= PAGE_SIZE) {
             // One page (every CQE, WQE and small payload): one lookup, one copy.
             byte[] page = pageOrNull(addr >>> PAGE_BITS);
-            if (page == null) {
-                java.util.Arrays.fill(dst, off, off + len, (byte) 0);
-            } else {
-                System.arraycopy(page, inPage, dst, off, len);
-            }
+            System.arraycopy(page == null ? ZEROS : page, inPage, dst, off, len);
             return;
         }
         while (len > 0) {
             inPage = (int) (addr & PAGE_MASK);
             int n = Math.min(len, PAGE_SIZE - inPage);
             byte[] page = pageOrNull(addr >>> PAGE_BITS);
-            if (page == null) {
-                java.util.Arrays.fill(dst, off, off + n, (byte) 0);
-            } else {
-                System.arraycopy(page, inPage, dst, off, n);
-            }
+            System.arraycopy(page == null ? ZEROS : page, inPage, dst, off, n);
             addr += n;
             off += n;
             len -= n;

@@ -24,6 +24,28 @@ class HostMemoryTest {
     }
 
     @Test
+    void aReadAcrossPagesGivesZerosForTheUnwrittenOnesOverWhateverTheBufferHeld() {
+        HostMemory m = new HostMemory("h");
+        long page = 0x40_0000L;
+        // Written: the last 8 bytes of the first page and the first 8 of the third; the second is never written.
+        m.write(page + HostMemory.PAGE_SIZE - 8, new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, 0, 8);
+        m.write(page + 2L * HostMemory.PAGE_SIZE, new byte[] {9, 10, 11, 12, 13, 14, 15, 16}, 0, 8);
+        byte[] buf = new byte[HostMemory.PAGE_SIZE + 16 + 4];
+        java.util.Arrays.fill(buf, (byte) 0x5A);
+        m.read(page + HostMemory.PAGE_SIZE - 8, buf, 2, HostMemory.PAGE_SIZE + 16);
+        assertThat(buf[0]).isEqualTo((byte) 0x5A);
+        assertThat(buf[1]).isEqualTo((byte) 0x5A);
+        assertThat(java.util.Arrays.copyOfRange(buf, 2, 10)).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+        for (int i = 10; i < 10 + HostMemory.PAGE_SIZE; i++) {
+            assertThat(buf[i]).as("byte %d of the unwritten page", i - 10).isZero();
+        }
+        assertThat(java.util.Arrays.copyOfRange(buf, 10 + HostMemory.PAGE_SIZE, 18 + HostMemory.PAGE_SIZE))
+                .containsExactly(9, 10, 11, 12, 13, 14, 15, 16);
+        assertThat(buf[18 + HostMemory.PAGE_SIZE]).isEqualTo((byte) 0x5A);
+        assertThat(m.pagesInUse()).isEqualTo(2);
+    }
+
+    @Test
     void pagesReadWhileAbsentShowLaterWrites() {
         // Reads of missing pages are remembered by the page cache; every way of creating the page must replace that.
         HostMemory m = new HostMemory("h");
