@@ -11,6 +11,7 @@ import dev.rdmasim.kernel.hw.ClockDomain;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.Stat;
+import dev.rdmasim.kernel.stats.TimeAverage;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -158,5 +159,15 @@ final class BlockHarness implements QpTable {
             }
         }
         throw new AssertionError(m.fullName() + " has no counter " + name);
+    }
+
+    /** The level a block's time-average statistic holds now. */
+    static long level(Module m, String name) {
+        for (Stat s : m.stats().stats()) {
+            if (s.name().equals(name) && s instanceof TimeAverage t) {
+                return t.level();
+            }
+        }
+        throw new AssertionError(m.fullName() + " has no time average " + name);
     }
 }

@@ -292,6 +292,8 @@ class PayloadWriterTest {
         void assertFrames() {
             assertThat(endpoint.freeBuffers()).as("frames back in the pool: all but those held by the receiver or by writes")
                     .isEqualTo(buffers - framesHeld);
+            assertThat(BlockHarness.level(writer, "writesInFlight")).as("the writes-in-flight statistic follows the writes")
+                    .isEqualTo(outstanding);
         }
 
         @Override
