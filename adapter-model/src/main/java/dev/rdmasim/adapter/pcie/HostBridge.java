@@ -362,13 +362,12 @@ public final class HostBridge extends Module {
         if (inBridge || (lateInFlight == 0 && lateCommitting == 0)) {
             return;
         }
-        boolean outer = inBridge;
         inBridge = true;
         try {
             up.advance();
             commitLateDue();
         } finally {
-            inBridge = outer;
+            inBridge = false;
         }
         unhookIfSettled();
     }
