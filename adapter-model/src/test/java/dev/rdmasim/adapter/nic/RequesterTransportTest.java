@@ -878,6 +878,17 @@ class RequesterTransportTest {
 
     // ================================================================ focused cases
 
+    /** A manual rig (window of two PSNs, ring of 8) whose one QP has posted three SENDs, run for 2 us: the third waits. */
+    private static Rig threeSendsInAWindowOfTwo() {
+        Rig rig = manualRig(2, 8);
+        QpModel q = rig.models.get(0);
+        for (int i = 0; i < 3; i++) {
+            postSend(rig, q, true);
+        }
+        runFor(rig, 2_000 * PS_PER_NS);
+        return rig;
+    }
+
     /** A rig whose responder is the test itself: packets are recorded, answers are given by hand. */
     private static Rig manualRig(int maxUnacked, int outstanding) {
         SplittableRandom rnd = new SplittableRandom(99);
@@ -998,12 +1009,8 @@ class RequesterTransportTest {
      */
     @Test
     void nothingLeavesDuringAnRnrWaitEvenWhenTheNakOpensTheWindow() {
-        Rig rig = manualRig(2, 8);
+        Rig rig = threeSendsInAWindowOfTwo();
         QpModel q = rig.models.get(0);
-        postSend(rig, q, true);
-        postSend(rig, q, true);
-        postSend(rig, q, true);
-        runFor(rig, 2_000 * PS_PER_NS);
         assertThat(psns(rig)).as("two PSNs in the window").containsExactly(100, 101);
         long nakAt = rig.h.sim.now();
         answer(rig, q, 101, Aeth.rnrNak(1)); // 100 acknowledged, 101 refused
@@ -1363,12 +1370,8 @@ class RequesterTransportTest {
      */
     @Test
     void aFailedQpLeavesItsWindowWaitAndStopsItsTimerAtOnce() {
-        Rig rig = manualRig(2, 8);
+        Rig rig = threeSendsInAWindowOfTwo();
         QpModel q = rig.models.get(0);
-        for (int i = 0; i < 3; i++) {
-            postSend(rig, q, true);
-        }
-        runFor(rig, 2_000 * PS_PER_NS);
         assertThat(psns(rig)).containsExactly(100, 101);
         assertThat(q.qp.req.inFlight()).isEqualTo(3);
         assertThat(q.qp.req.room()).as("of a ring of 8").isEqualTo(5);
@@ -1394,12 +1397,8 @@ class RequesterTransportTest {
      */
     @Test
     void aQpMovedToErrorLeavesItsWindowWaitAndStopsItsTimerWhenFlushed() {
-        Rig rig = manualRig(2, 8);
+        Rig rig = threeSendsInAWindowOfTwo();
         QpModel q = rig.models.get(0);
-        for (int i = 0; i < 3; i++) {
-            postSend(rig, q, true);
-        }
-        runFor(rig, 2_000 * PS_PER_NS);
         assertThat(bound(rig, "psnWindow").full()).isTrue();
         q.qp.moveTo(QpState.ERROR);
         rig.req.queue(q.qp);
@@ -1485,12 +1484,8 @@ class RequesterTransportTest {
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void anAckOpeningTheWindowOrARewindEndsTheWindowWaitAtOnce(boolean rewind) {
-        Rig rig = manualRig(2, 8);
+        Rig rig = threeSendsInAWindowOfTwo();
         QpModel q = rig.models.get(0);
-        for (int i = 0; i < 3; i++) {
-            postSend(rig, q, true);
-        }
-        runFor(rig, 2_000 * PS_PER_NS);
         assertThat(psns(rig)).containsExactly(100, 101);
         Bound window = bound(rig, "psnWindow");
         assertThat(window.full()).isTrue();

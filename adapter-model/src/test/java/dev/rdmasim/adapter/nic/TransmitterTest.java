@@ -734,11 +734,7 @@ class TransmitterTest {
         }
         w.sgeCount = 4;
         w.packets = 1;
-        w.firstPsn = q.nextPsn;
-        q.posted.add(w);
-        rig.scheduler.add(q.qp);
-        rig.tx.pump();
-        rig.h.sim.runUntil(2_000_000_000_000L);
+        postAndRun(rig, q, w);
         assertThat(rig.seen).as("the packet left, with its bytes").isEqualTo(1);
     }
 
@@ -761,6 +757,15 @@ class TransmitterTest {
             assertThat(rig.taken.get(i).sentPs).as("frame %d", i)
                     .isEqualTo((long) (i + 1) * rig.packetCycles * cycle + pipeline * cycle);
         }
+    }
+
+    /** Posts {@code w} as the QP's next request, gives the QP its turn, and runs until nothing is left to do. */
+    private static void postAndRun(Rig rig, QpState q, Wr w) {
+        w.firstPsn = q.nextPsn;
+        q.posted.add(w);
+        rig.scheduler.add(q.qp);
+        rig.tx.pump();
+        rig.h.sim.runUntil(2_000_000_000_000L);
     }
 
     /** Inline SENDs queued on {@code q}, one packet each. */
@@ -1056,11 +1061,7 @@ class TransmitterTest {
         w.sgeKey[1] = 9 << 8 | 0x99; // a context never written
         w.sgeCount = 2;
         w.packets = 2;
-        w.firstPsn = q.nextPsn;
-        q.posted.add(w);
-        rig.scheduler.add(q.qp);
-        rig.tx.pump();
-        rig.h.sim.runUntil(2_000_000_000_000L);
+        postAndRun(rig, q, w);
         assertThat(rig.keyErrors).containsExactly("k=1 st=" + dev.rdmasim.adapter.format.CqeSyndrome.LOCAL_PROT);
         assertThat(rig.seen).as("the first packet left, with its bytes").isEqualTo(1);
         assertThat(rig.taken).extracting(k -> k.k).containsExactly(0);
