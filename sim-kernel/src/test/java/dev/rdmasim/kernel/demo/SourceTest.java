@@ -42,20 +42,36 @@ class SourceTest {
     }
 
     /**
+     * A source of {@code tokens} tokens (pause probability {@code pause}, seed 1) at 1 GHz wired to a taker that takes
+     * from cycle {@code takeFrom}, both woken.
+     */
+    private static final class Rig {
+        final Simulator sim = new Simulator(1);
+        final Source source;
+        final Taker taker;
+
+        Rig(int tokens, double pause, long takeFrom) {
+            Module top = new Module(sim, "t") {
+            };
+            ClockDomain clock = ClockDomain.ofMHz(sim, "core", 1000);
+            source = new Source(top, "source", clock, tokens, pause, 1);
+            taker = new Taker(top, clock, takeFrom);
+            Channels.connect(source.out, taker.in);
+            source.wake();
+            taker.wake();
+        }
+    }
+
+    /**
      * A token on offer that is not taken stays as it was offered, with its stamp, however often the source is woken
      * meanwhile; it draws again only once the token is taken.
      */
     @Test
     void aWaitingTokenKeepsItsStampWhenTheSourceIsWokenAgain() {
-        Simulator sim = new Simulator(1);
-        Module top = new Module(sim, "t") {
-        };
-        ClockDomain clock = ClockDomain.ofMHz(sim, "core", 1000);
-        Source source = new Source(top, "source", clock, 2, 0.0, 1);
-        Taker taker = new Taker(top, clock, 10);
-        Channels.connect(source.out, taker.in);
-        source.wake();
-        taker.wake();
+        Rig rig = new Rig(2, 0.0, 10);
+        Simulator sim = rig.sim;
+        Source source = rig.source;
+        Taker taker = rig.taker;
         for (long t : new long[] {2_500, 4_500, 6_500}) {
             sim.event("poke@" + t, source::wake).schedule(t);
         }
@@ -70,15 +86,9 @@ class SourceTest {
     /** With pauses certain, the source pauses one cycle at every edge from its first (cycle 1) and offers nothing. */
     @Test
     void aSourceThatAlwaysPausesCountsItsPauses() {
-        Simulator sim = new Simulator(1);
-        Module top = new Module(sim, "t") {
-        };
-        ClockDomain clock = ClockDomain.ofMHz(sim, "core", 1000);
-        Source source = new Source(top, "source", clock, 1, 1.0, 1);
-        Taker taker = new Taker(top, clock, 0);
-        Channels.connect(source.out, taker.in);
-        source.wake();
-        taker.wake();
+        Rig rig = new Rig(1, 1.0, 0);
+        Simulator sim = rig.sim;
+        Taker taker = rig.taker;
         sim.runUntil(50_000);
 
         assertThat(taker.taken).isEmpty();
