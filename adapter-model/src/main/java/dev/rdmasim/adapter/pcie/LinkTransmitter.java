@@ -106,6 +106,13 @@ public final class LinkTransmitter extends Module {
     private final ByteClock probe = new ByteClock();
     /** Pending TLPs marked notifySent. */
     private int pendNotify;
+    /**
+     * The ready time of the pending TLP the sent event, or the delivery event, is armed for at its provisional end
+     * or arrival (NEVER while armed for a committed one). Only a TLP queued ahead of that one, ready earlier, moves
+     * it; so a TLP queued behind it need not place every pending TLP again.
+     */
+    private long sentArmedReadyPs = NEVER;
+    private long deliveryArmedReadyPs = NEVER;
 
     // Observed state (as of the last advance): bytes that have started, and the busy level last reported.
     private long startedBytes;
@@ -353,12 +360,15 @@ public final class LinkTransmitter extends Module {
             }
             nextChangePs = Math.min(nextChangePs, readyPs);
         }
-        // The first TLP to deliver may be this one, or one pending behind it whose provisional arrival it delays.
-        if (noEagerCommitted && (!t.late || eagerPending > 0)) {
+        // The first TLP to deliver may be this one, or one pending behind it whose provisional arrival it delays. A
+        // pending TLP ready no earlier than the one the event is armed for queues behind it and changes nothing.
+        if (noEagerCommitted && (readyPs == now ? !t.late || eagerPending > 0
+                : eagerPending > 0 && (readyPs < deliveryArmedReadyPs || !t.late && eagerPending == 1))) {
             armDelivery();
         }
-        if (pendNotify > 0) {
-            // The first pending TLP to report may have moved, or been passed by one committed now.
+        // Likewise for the first TLP to report its end: one committed now goes ahead of every pending one.
+        if (pendNotify > 0 && nHead == nTail - (readyPs == now && t.notifySent ? 1 : 0)
+                && (readyPs == now || readyPs < sentArmedReadyPs || t.notifySent && pendNotify == 1)) {
             armSent();
         }
         if (tracing) {
@@ -645,11 +655,14 @@ public final class LinkTransmitter extends Module {
     /** Schedules the delivery of the oldest undelivered TLP, its arrival provisional while it is not committed. */
     private void armDelivery() {
         long at;
+        deliveryArmedReadyPs = NEVER;
         if (eagerSeq < cSeq) {
             at = ring[(int) (eagerSeq & ringMask)].arrivePs;
         } else if (eagerPending > 0) {
             // Nothing that is not late is ahead of it on the wire: its provisional arrival.
-            at = probe(firstPending(false)).end + linkLatencyPs;
+            int i = firstPending(false);
+            deliveryArmedReadyPs = pend[(pHead + i) & pendMask].readyPs;
+            at = probe(i).end + linkLatencyPs;
         } else {
             deliver.cancel();
             return;
@@ -792,6 +805,7 @@ public final class LinkTransmitter extends Module {
      */
     private void armSent() {
         long at;
+        sentArmedReadyPs = NEVER;
         if (nHead < nTail) {
             at = ring[(int) (notify[(int) (nHead & ringMask)] & ringMask)].endPs;
         } else if (pendNotify > 0) {
@@ -799,6 +813,7 @@ public final class LinkTransmitter extends Module {
             while (!pend[(pHead + i) & pendMask].notifySent) {
                 i++;
             }
+            sentArmedReadyPs = pend[(pHead + i) & pendMask].readyPs;
             at = probe(i).end;
         } else {
             sentEvent.cancel();
@@ -896,6 +911,8 @@ public final class LinkTransmitter extends Module {
         eagerPending = 0;
         clock.restart(now());
         pendNotify = 0;
+        sentArmedReadyPs = NEVER;
+        deliveryArmedReadyPs = NEVER;
         startedBytes = 0;
         busyOn = false;
         nextChangePs = NEVER;
