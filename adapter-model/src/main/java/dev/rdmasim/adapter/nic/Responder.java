@@ -300,10 +300,15 @@ final class Responder extends Module implements RecvWqePrefetcher.Responder, Res
         Verdict v = qp.resp.rsp.check(psn, kind, pos, len, mtu);
         switch (v) {
             case DUPLICATE -> {
-                duplicates.inc();
                 if (kind == RequestKind.READ && !qp.resp.readsFull() && qp.resp.readVa.length > 0) {
-                    return startRead(qp, psn, true);
+                    int st = startRead(qp, psn, true);
+                    if (st >= 0) {
+                        // Counted once answered: one waiting for its key context is offered again.
+                        duplicates.inc();
+                    }
+                    return st;
                 }
+                duplicates.inc();
                 ack(qp, Aeth.ack(Aeth.CREDITS_INVALID));
                 return 0;
             }

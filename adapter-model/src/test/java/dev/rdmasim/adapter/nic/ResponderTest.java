@@ -282,6 +282,8 @@ class ResponderTest {
         private long placed;
         private long waits;
         private long readWaits;
+        /** READs that waited for a key context or translation to be fetched. */
+        private long readWaitsForKeys;
         private long cqeConsumed;
         private long maxReadsSeen;
         private long regionCursor;
@@ -767,13 +769,17 @@ class ResponderTest {
             int acks = s.ackCalls;
             int reads = s.readCalls;
             long rnrBefore = rnr.value();
+            long duplicatesBefore = duplicates.value();
             int r = responder.request(s.qp, f, reader.opcode(), reader);
             if (r < 0) {
                 waits++;
                 if (p.msg().kind == Kind.READ && s.qp.resp.reads() >= s.ird) {
                     readWaits++;
+                } else if (p.msg().kind == Kind.READ) {
+                    readWaitsForKeys++;
                 }
                 assertThat(t.expectedPsn()).as("a waiting packet changes nothing").isEqualTo(psnBefore);
+                assertThat(duplicates.value()).as("a waiting packet counts nothing").isEqualTo(duplicatesBefore);
                 assertThat(s.ackCalls).isEqualTo(acks);
                 assertThat(s.readCalls).isEqualTo(reads);
                 if (s.qp.resp.message() == Responder.Message.COMPLETING && cqe.full()) {
@@ -1216,6 +1222,29 @@ class ResponderTest {
         assertThat(s.msgs.get(0).answered).isEqualTo(1);
         assertThat(s.msgs.get(1).answered).isEqualTo(1);
         assertThat(s.exp).isEqualTo(3);
+    }
+
+    /**
+     * A duplicate READ whose key context has left the cache waits for it to be fetched, then is answered again: it
+     * counts as one duplicate however often the intake offers it while it waits.
+     */
+    @Test
+    void aDuplicateReadWaitingForItsKeyContextIsAnsweredAgainAndCountedOnce() {
+        Run r = new Run(45, false, 1, new Kind[] {Kind.READ}, new int[] {2});
+        Run.Side s = r.sides.get(0);
+        Msg m = s.msgs.get(0);
+        r.feed(0);
+        r.h.sim.runUntil(50_000_000);
+        assertThat(m.answered).isEqualTo(1);
+        long misses = r.keys.keyCache().misses();
+        r.keys.keyCache().invalidate(m.rkey >>> 8);
+        r.feed(0);
+        r.runAndCheck();
+        assertThat(r.keys.keyCache().misses()).as("the context fetched again").isEqualTo(misses + 1);
+        assertThat(r.readWaitsForKeys).as("the duplicate offered again after waiting").isPositive();
+        assertThat(r.duplicates.value()).isEqualTo(1);
+        assertThat(m.answered).isEqualTo(2);
+        assertThat(s.exp).isEqualTo(2);
     }
 
     @ParameterizedTest
