@@ -108,8 +108,9 @@ public final class LinkTransmitter extends Module {
     private int pendNotify;
     /**
      * The ready time of the pending TLP the sent event, or the delivery event, is armed for at its provisional end
-     * or arrival (NEVER while armed for a committed one). Only a TLP queued ahead of that one, ready earlier, moves
-     * it; so a TLP queued behind it need not place every pending TLP again.
+     * or arrival; NEVER while it is armed for a committed one or not at all (once that pending TLP is committed the
+     * value stays until the event is next armed, but is not read: a committed one is then armed). Only a TLP queued
+     * ahead of that one, ready earlier, moves it; so a TLP queued behind it need not place every pending TLP again.
      */
     private long sentArmedReadyPs = NEVER;
     private long deliveryArmedReadyPs = NEVER;
@@ -361,14 +362,14 @@ public final class LinkTransmitter extends Module {
             nextChangePs = Math.min(nextChangePs, readyPs);
         }
         // The first TLP to deliver may be this one, or one pending behind it whose provisional arrival it delays. A
-        // pending TLP ready no earlier than the one the event is armed for queues behind it and changes nothing.
-        if (noEagerCommitted && (readyPs == now ? !t.late || eagerPending > 0
-                : eagerPending > 0 && (readyPs < deliveryArmedReadyPs || !t.late && eagerPending == 1))) {
+        // TLP ready no earlier than the pending one the event is armed for queues behind it and changes nothing; one
+        // committed now goes ahead of every pending one. (With none armed, that ready time is NEVER.)
+        if (noEagerCommitted && (!t.late && readyPs == now || eagerPending > 0 && readyPs < deliveryArmedReadyPs)) {
             armDelivery();
         }
-        // Likewise for the first TLP to report its end: one committed now goes ahead of every pending one.
-        if (pendNotify > 0 && nHead == nTail - (readyPs == now && t.notifySent ? 1 : 0)
-                && (readyPs == now || readyPs < sentArmedReadyPs || t.notifySent && pendNotify == 1)) {
+        // Likewise for the first TLP to report its end, unless it is committed: then the event stays (a TLP committed
+        // now that reports its end is behind it, unless it is the first committed one).
+        if (pendNotify > 0 && nHead == nTail - (readyPs == now && t.notifySent ? 1 : 0) && readyPs < sentArmedReadyPs) {
             armSent();
         }
         if (tracing) {
