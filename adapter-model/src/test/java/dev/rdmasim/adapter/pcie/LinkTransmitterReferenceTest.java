@@ -20,7 +20,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -314,10 +316,26 @@ class LinkTransmitterReferenceTest {
         checkAgainstTheReference(seed, true);
     }
 
+    /**
+     * Ack DLLPs due before flow-control updates, after them, or together, and SKIPs among either: each interval
+     * crossed on its own adds its overhead after the TLP that crossed it.
+     */
+    @ParameterizedTest
+    @CsvSource({"40, 300", "300, 40", "64, 64", "1000, 1400"})
+    void eachDllpIntervalAddsItsOwnOverhead(int ackLimit, int fcLimit) {
+        for (long seed = 41; seed <= 43; seed++) {
+            checkAgainstTheReference(seed, seed == 42, c -> c.withDllpLimits(ackLimit, fcLimit));
+        }
+    }
+
     private void checkAgainstTheReference(long seed, boolean late) {
+        checkAgainstTheReference(seed, late, c -> c);
+    }
+
+    private void checkAgainstTheReference(long seed, boolean late, UnaryOperator<PcieConfig> adjust) {
         SplittableRandom rnd = new SplittableRandom(seed);
         Setup setup = setup(seed, rnd);
-        PcieConfig cfg = setup.cfg;
+        PcieConfig cfg = adjust.apply(setup.cfg);
         int[] limits = setup.limits;
         List<Item> script = setup.script;
         Simulator sim = new Simulator(seed);
