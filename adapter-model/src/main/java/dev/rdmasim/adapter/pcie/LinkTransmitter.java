@@ -338,6 +338,10 @@ public final class LinkTransmitter extends Module {
         // A sent report with no link latency comes at the arrival instant itself, which only a delivery event orders.
         t.late = lateHandover && (!t.notifySent || linkLatencyPs > 0) && receiver.takesLate(t);
         boolean noEagerCommitted = eagerSeq == cSeq;
+        // What the re-arm conditions below rely on: with nothing pending that an event could be armed for, no ready
+        // time is remembered for it.
+        assert !noEagerCommitted || eagerPending > 0 || deliveryArmedReadyPs == NEVER : "delivery armed for nothing";
+        assert nHead != nTail || pendNotify > 0 || sentArmedReadyPs == NEVER : "sent armed for nothing";
         if (readyPs == now) {
             // Everything still pending is ready later, so this TLP goes ahead of it: its timing is fixed now.
             commit(t);
