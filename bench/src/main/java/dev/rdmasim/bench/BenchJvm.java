@@ -7,8 +7,8 @@ package dev.rdmasim.bench;
  * on reference stores (every event insertion stores references) is worth about 15-20% on the hold
  * model over G1 on this machine. Peers (SSJ, DSOL) run with the same options.
  */
-final class BenchJvm {
-    static final String GC = "-XX:+UseParallelGC";
+public final class BenchJvm {
+    public static final String GC = "-XX:+UseParallelGC";
 
     private BenchJvm() {
     }
