@@ -594,12 +594,14 @@ public final class LinkTransmitter extends Module {
             end = timeAt(anchorPs, wireBytes - anchorBytes);
             if (sinceAck >= ackLimit || sinceFc >= fcLimit || sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
                 appendOverhead();
+                freeAtPs = timeAt(anchorPs, wireBytes - anchorBytes);
             } else {
+                // Nothing follows the TLP: the serializer is free at its end.
                 ack = 0;
                 fc = 0;
                 skip = 0;
+                freeAtPs = end;
             }
-            freeAtPs = timeAt(anchorPs, wireBytes - anchorBytes);
         }
 
         /** The DLLP and SKIP bytes that follow a TLP whose bytes crossed their intervals. */
