@@ -371,8 +371,8 @@ public final class LinkTransmitter extends Module {
         if (noEagerCommitted && (!t.late && readyPs == now || eagerPending > 0 && readyPs < deliveryArmedReadyPs)) {
             armDelivery();
         }
-        // Likewise for the first TLP to report its end, unless it is committed: then the event stays (a TLP committed
-        // now that reports its end is behind it, unless it is the first committed one).
+        // Likewise for the first TLP to report its end. While a committed one is armed, everything queued now goes
+        // behind it, so the event stays; a TLP committed now arms it only if it is the first committed one to report.
         if (pendNotify > 0 && nHead == nTail - (readyPs == now && t.notifySent ? 1 : 0) && readyPs < sentArmedReadyPs) {
             armSent();
         }
