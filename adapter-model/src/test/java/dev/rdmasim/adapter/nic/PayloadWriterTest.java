@@ -9,6 +9,10 @@ import dev.rdmasim.adapter.wire.EthernetLink;
 import dev.rdmasim.adapter.wire.Frame;
 import dev.rdmasim.adapter.wire.LinkEndpoint;
 import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.wave.SignalFilter;
+import dev.rdmasim.kernel.wave.VcdWriter;
+import java.io.StringWriter;
+import java.io.Writer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -80,10 +84,20 @@ class PayloadWriterTest {
         long cursor;
         /** Per physical page: the bytes host memory must hold at the end. */
         final Map<Long, byte[]> expected = new TreeMap<>();
+        /** Every change of the writes in flight, as the test counts them: (time, count). */
+        final List<long[]> inFlight = new ArrayList<>();
 
         Run(long seed) {
+            this(seed, null);
+        }
+
+        /** As above, with the payload writer's signals written to {@code wave} (null: no waveform). */
+        Run(long seed, Writer wave) {
             rnd = new SplittableRandom(seed);
             h = new BlockHarness(seed, BlockHarness.randomPcie(rnd));
+            if (wave != null) {
+                h.sim.attachWave(new VcdWriter(wave, h.sim::now, SignalFilter.parse("nic.payload.*")));
+            }
             buffers = 4 + rnd.nextInt(44);
             endpoint = EthernetLink.cable(h.sim, "wire", new EthernetLink.Config(100, 0, buffers)).a();
             long ctx = h.mem.allocate((long) MAX_KEYS * KeyUnit.CONTEXT_BYTES, 4096);
@@ -227,6 +241,7 @@ class PayloadWriterTest {
                 m.remaining = m.expectedWrites;
                 expectedWrites += m.expectedWrites;
                 outstanding += m.expectedWrites;
+                inFlight.add(new long[] {h.sim.now(), outstanding});
                 bytes += m.len;
                 assertThat(r).as("held exactly when something is written").isEqualTo(m.expectedWrites > 0 ? 1 : 0);
                 if (m.readWr != null) {
@@ -300,6 +315,7 @@ class PayloadWriterTest {
         public void written(Qp qp, Wr readWr) {
             writtenCalls++;
             outstanding--;
+            inFlight.add(new long[] {h.sim.now(), outstanding});
             Msg m = readWr != null ? readInFlight.get(readWr) : recvInFlight.get(qp);
             assertThat(m).as("a write of a message in flight").isNotNull();
             m.remaining--;
@@ -341,6 +357,46 @@ class PayloadWriterTest {
             }
         }
         run.h.assertPages(run.expected);
+    }
+
+    /** The traced writes-in-flight signal takes, at every instant, the count of writes the test has in flight. */
+    @Test
+    void theWritesInFlightSignalFollowsTheWrites() {
+        StringWriter wave = new StringWriter();
+        Run run = new Run(3, wave);
+        run.h.sim.run(5_000_000);
+        run.h.sim.wave().close();
+        assertThat(wave.toString()).contains(" writesInFlight $end");
+        // The VCD's vector changes, (time, value), against the test's own count: the last value at each instant,
+        // repeats left out.
+        List<long[]> changes = new ArrayList<>();
+        long time = 0;
+        for (String line : wave.toString().split("\n")) {
+            if (line.startsWith("#")) {
+                time = Long.parseLong(line.substring(1));
+            } else if (line.startsWith("b")) {
+                changes.add(new long[] {time, Long.parseLong(line.substring(1, line.indexOf(' ')), 2)});
+            }
+        }
+        List<String> traced = steps(changes);
+        List<String> counted = steps(run.inFlight);
+        assertThat(counted).as("the writes go up and down").hasSizeGreaterThan(20);
+        assertThat(traced).isEqualTo(counted);
+    }
+
+    /** (time, value) changes as a step function from 0 at time 0: the last value at each instant, repeats left out. */
+    private static List<String> steps(List<long[]> changes) {
+        List<long[]> s = new ArrayList<>();
+        s.add(new long[] {0, 0});
+        for (long[] c : changes) {
+            if (s.get(s.size() - 1)[0] == c[0]) {
+                s.remove(s.size() - 1);
+            }
+            if (s.isEmpty() || s.get(s.size() - 1)[1] != c[1]) {
+                s.add(c);
+            }
+        }
+        return s.stream().map(c -> c[0] + "=" + c[1]).toList();
     }
 
     /** The seeds exercise key errors, waits, messages split over pages, and a frame pool run dry. */
