@@ -9,6 +9,7 @@ import dev.rdmasim.adapter.wire.EthernetLink;
 import dev.rdmasim.adapter.wire.Frame;
 import dev.rdmasim.adapter.wire.LinkEndpoint;
 import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.testing.VcdChanges;
 import dev.rdmasim.kernel.wave.SignalFilter;
 import dev.rdmasim.kernel.wave.VcdWriter;
 import java.io.StringWriter;
@@ -366,37 +367,12 @@ class PayloadWriterTest {
         Run run = new Run(3, wave);
         run.h.sim.run(5_000_000);
         run.h.sim.wave().close();
-        assertThat(wave.toString()).contains(" writesInFlight $end");
-        // The VCD's vector changes, (time, value), against the test's own count: the last value at each instant,
-        // repeats left out.
-        List<long[]> changes = new ArrayList<>();
-        long time = 0;
-        for (String line : wave.toString().split("\n")) {
-            if (line.startsWith("#")) {
-                time = Long.parseLong(line.substring(1));
-            } else if (line.startsWith("b")) {
-                changes.add(new long[] {time, Long.parseLong(line.substring(1, line.indexOf(' ')), 2)});
-            }
-        }
-        List<String> traced = steps(changes);
-        List<String> counted = steps(run.inFlight);
+        List<long[]> traced = VcdChanges.parseTimed(wave.toString()).get("nic.payload.writesInFlight");
+        assertThat(traced).as("the signal is traced").isNotNull();
+        // The level at the end of each instant it changes, against the test's own count.
+        List<String> counted = VcdChanges.steps(run.inFlight);
         assertThat(counted).as("the writes go up and down").hasSizeGreaterThan(20);
-        assertThat(traced).isEqualTo(counted);
-    }
-
-    /** (time, value) changes as a step function from 0 at time 0: the last value at each instant, repeats left out. */
-    private static List<String> steps(List<long[]> changes) {
-        List<long[]> s = new ArrayList<>();
-        s.add(new long[] {0, 0});
-        for (long[] c : changes) {
-            if (s.get(s.size() - 1)[0] == c[0]) {
-                s.remove(s.size() - 1);
-            }
-            if (s.isEmpty() || s.get(s.size() - 1)[1] != c[1]) {
-                s.add(c);
-            }
-        }
-        return s.stream().map(c -> c[0] + "=" + c[1]).toList();
+        assertThat(VcdChanges.steps(traced)).isEqualTo(counted);
     }
 
     /** The seeds exercise key errors, waits, messages split over pages, and a frame pool run dry. */

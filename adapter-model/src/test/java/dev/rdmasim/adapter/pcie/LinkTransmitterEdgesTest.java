@@ -8,6 +8,7 @@ import dev.rdmasim.kernel.InvariantViolation;
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
+import dev.rdmasim.kernel.testing.VcdChanges;
 import dev.rdmasim.kernel.wave.SignalFilter;
 import dev.rdmasim.kernel.wave.VcdWriter;
 import java.io.StringWriter;
@@ -292,8 +293,8 @@ class LinkTransmitterEdgesTest {
         assertThat(ends.received.subList(2, 4)).extracting(t -> (t.startPs - 50_000) + "-" + (t.endPs - 50_000) + "/"
                 + t.ackBytes).containsExactly("0-7110/0", "7110-8125/8");
         if (!later) {
-            Map<String, List<long[]>> wave = LinkTransmitterReferenceTest.parseTimed(out.toString());
-            assertThat(LinkTransmitterReferenceTest.steps(wave.get("top.link.busy")))
+            Map<String, List<long[]>> wave = VcdChanges.parseTimed(out.toString());
+            assertThat(VcdChanges.steps(wave.get("top.link.busy")))
                     .containsExactly("0=1", busyUntil + "=0", "50000=1", "59141=0");
         }
     }

@@ -3,8 +3,8 @@ package dev.rdmasim.adapter.pcie;
 import static dev.rdmasim.adapter.pcie.DmaBoundsTest.counter;
 import static dev.rdmasim.adapter.pcie.DmaBoundsTest.stat;
 import static dev.rdmasim.adapter.pcie.LinkTransmitterReferenceTest.levels;
-import static dev.rdmasim.adapter.pcie.LinkTransmitterReferenceTest.parseTimed;
-import static dev.rdmasim.adapter.pcie.LinkTransmitterReferenceTest.steps;
+import static dev.rdmasim.kernel.testing.VcdChanges.parseTimed;
+import static dev.rdmasim.kernel.testing.VcdChanges.steps;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
