@@ -107,13 +107,12 @@ public final class RoceReader {
                 || u16(f, UDP_OFFSET + 4) != ipLength - IP_HEADER) {
             return FrameCheck.BAD_LENGTH;
         }
-        if (!sealed) {
-            if (icrc.compute(f, IP_OFFSET, ipLength) != Icrc.load(f, end - ICRC)) {
-                return FrameCheck.BAD_ICRC;
+        if ((!sealed || VERIFY_SEALS) && icrc.compute(f, IP_OFFSET, ipLength) != Icrc.load(f, end - ICRC)) {
+            if (sealed) {
+                throw new InvariantViolation("a frame sealed by its writer has a wrong ICRC: its bytes changed after it"
+                        + " was built without ending the seal");
             }
-        } else if (VERIFY_SEALS && icrc.compute(f, IP_OFFSET, ipLength) != Icrc.load(f, end - ICRC)) {
-            throw new InvariantViolation("a frame sealed by its writer has a wrong ICRC: its bytes changed after it was"
-                    + " built without ending the seal");
+            return FrameCheck.BAD_ICRC;
         }
         if ((f[BTH_OFFSET + 1] & 0x0F) != 0) {
             return FrameCheck.BAD_TRANSPORT_VERSION;
