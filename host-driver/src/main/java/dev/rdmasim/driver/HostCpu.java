@@ -108,6 +108,14 @@ public final class HostCpu extends Module {
         return Math.max(now(), tailFinish);
     }
 
+    /**
+     * When the last work item ever queued finishes (or finished): it changes only when work is queued, so a caller
+     * can tell whether the core took any work between two instants.
+     */
+    public long lastWorkFinish() {
+        return tailFinish;
+    }
+
     /** Work items waiting or in progress. */
     public int queuedItems() {
         return count;

@@ -86,6 +86,9 @@ public final class HostDriver extends Module {
     private final IntObjectHashMap<ReceiveQueue> rqs = new IntObjectHashMap<>();
     private final IntObjectHashMap<CompletionQueue> cqByNumber = new IntObjectHashMap<>();
     private CompletionQueue[] cqs = new CompletionQueue[0];
+    /** What {@link #watchByte} watches: a byte of host memory and what runs when a device write covers it. */
+    private Runnable byteWatcher;
+    private long watchedByte;
     private SendQueue lastSq;
     private InterruptHandler interruptListener;
     private CommandQueue commands;
@@ -176,9 +179,9 @@ public final class HostDriver extends Module {
 
             @Override
             public boolean watches(long address, int length) {
-                // Only writes into a completion ring wake a poller; the root complex applies the rest (payload,
-                // queue records) without an event, before the host next reads its memory.
-                return cqAt(address) != null;
+                // Only writes into a completion ring or onto the watched byte wake a poller; the root complex
+                // applies the rest (payload, queue records) without an event, before the host next reads its memory.
+                return cqAt(address) != null || covers(address, length);
             }
         });
     }
@@ -504,6 +507,24 @@ public final class HostDriver extends Module {
         if (cq != null) {
             cq.landed();
         }
+        if (covers(address, length)) {
+            byteWatcher.run();
+        }
+    }
+
+    /**
+     * Watches one byte of host memory for device writes: {@code onWrite} runs at the instant a device write that
+     * covers {@code address} becomes visible (null: watch nothing). The root complex decides whether anyone watches a
+     * write when the write is queued on the link, so the watch must start while no device write to that byte is in
+     * flight.
+     */
+    public void watchByte(long address, Runnable onWrite) {
+        byteWatcher = onWrite;
+        watchedByte = address;
+    }
+
+    private boolean covers(long address, int length) {
+        return byteWatcher != null && address <= watchedByte && watchedByte < address + length;
     }
 
     private CompletionQueue cqAt(long address) {

@@ -43,6 +43,8 @@ final class PerfRun {
     private long retiredSeen;
     private boolean done;
     private final Topology topology;
+    /** {@code host.eventPerPoll}: every empty poll of write_lat's flag is an event (the reference), none sleeps. */
+    private final boolean eventPerPoll;
 
     PerfRun(PerfOptions options, TraceRecorder recorder) {
         this.o = options;
@@ -75,8 +77,9 @@ final class PerfRun {
         }
         PerfSide.connect(sim, client, server);
         long pollPs = p.getLong(Parameters.HOST_POLL_TIME);
-        clientThreads = threads(topo, 0, client.threads(), "perfClient", pollPs);
-        serverThreads = threads(topo, 1, server.threads(), "perfServer", pollPs);
+        eventPerPoll = p.getBoolean(Parameters.HOST_EVENT_PER_POLL);
+        clientThreads = threads(topo, 0, client.threads(), "perfClient", pollPs, 0);
+        serverThreads = threads(topo, 1, server.threads(), "perfServer", pollPs, client.threads());
         clientThread = clientThreads[0];
         serverThread = serverThreads[0];
         if (test == PerfTest.SEND_BW) {
@@ -88,11 +91,12 @@ final class PerfRun {
         }
     }
 
-    /** Thread t on core t of host {@code host}; the first keeps the one-thread name. */
-    private HostThread[] threads(Topology topo, int host, int n, String name, long pollPs) {
+    /** Thread t on core t of host {@code host}; the first keeps the one-thread name. Orders from {@code order}. */
+    private HostThread[] threads(Topology topo, int host, int n, String name, long pollPs, int order) {
         HostThread[] t = new HostThread[n];
         for (int i = 0; i < n; i++) {
-            t[i] = new HostThread(sim, topo.host(host).driver(), i, i == 0 ? name : name + i, pollPs);
+            t[i] = new HostThread(sim, topo.host(host).driver(), i, i == 0 ? name : name + i, pollPs, order + i,
+                    eventPerPoll);
         }
         return t;
     }
@@ -368,10 +372,17 @@ final class PerfRun {
         serverPlayer.reset();
         playersDone = 0;
         boolean pingPong = test.verb() != Verb.READ;
+        boolean watchFlags = test == PerfTest.WRITE_LAT && !eventPerPoll;
         if (test == PerfTest.WRITE_LAT) {
             // The arrival flag is the last byte of the receive area; it starts clear for this size.
             client.clearFlag(size);
             server.clearFlag(size);
+        }
+        if (watchFlags) {
+            // A side spinning on its flag sleeps until the peer's WRITE reaches it. Watched from before the first
+            // post, so the root complex sees every write to the flag as watched.
+            client.watchFlag(size, clientThread::wake);
+            server.watchFlag(size, serverThread::wake);
         }
         clientThread.start(() -> play(clientPlayer));
         if (pingPong) {
@@ -380,6 +391,10 @@ final class PerfRun {
         int players = pingPong ? 2 : 1;
         while (playersDone < players) {
             awaitDone();
+        }
+        if (watchFlags) {
+            client.watchFlag(size, null);
+            server.watchFlag(size, null);
         }
         long[] samples = new long[n - 1];
         for (int i = 0; i < n - 1; i++) {
@@ -437,6 +452,9 @@ final class PerfRun {
                 }
                 case WAIT_ARRIVAL -> {
                     if (!arrived(p)) {
+                        if (test == PerfTest.WRITE_LAT) {
+                            p.thread.idle(); // an empty look at the flag: only the peer's WRITE changes it
+                        }
                         return;
                     }
                     progress();

@@ -310,6 +310,14 @@ final class PerfSide {
         memory.putByte(buffers[0] + area + size - 1, value);
     }
 
+    /**
+     * write_lat: has {@code onWrite} run when a device write lands on the arrival flag for {@code size} (null: no
+     * longer).
+     */
+    void watchFlag(int size, Runnable onWrite) {
+        adapter.driver().watchByte(buffers[0] + size - 1, onWrite);
+    }
+
     /** write_lat: whether the last byte of the receive area holds {@code value} (what the spinning thread reads). */
     boolean flagIs(int size, byte value) {
         if (memory.getByte(buffers[0] + size - 1) != value) {
