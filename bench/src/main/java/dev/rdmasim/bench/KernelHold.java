@@ -31,7 +31,11 @@ public class KernelHold {
     @Param("1024")
     public int pending;
 
-    /** Event queue: {@code calendar} (the default queue) or {@code heapD}; try {@code -p queue=calendar,heap4}. */
+    /**
+     * Event queue: {@code calendar}, {@code adaptive} (the simulator's default: a sorted ring below 32 pending events,
+     * the calendar above, so at 1,024 the calendar plus one check per operation) or {@code heapD}; try
+     * {@code -p queue=calendar,adaptive,heap4}.
+     */
     @Param("calendar")
     public String queue;
 

@@ -1,5 +1,6 @@
 package dev.rdmasim.bench;
 
+import dev.rdmasim.kernel.AdaptiveEventQueue;
 import dev.rdmasim.kernel.CalendarEventQueue;
 import dev.rdmasim.kernel.DaryHeapEventQueue;
 import dev.rdmasim.kernel.EventQueue;
@@ -20,15 +21,18 @@ public final class KernelHoldModel implements HoldModel {
         }
     }
 
-    /** {@code calendar} or {@code heapD} (a d-ary heap, e.g. {@code heap4}). */
+    /** {@code adaptive} (the simulator's default), {@code calendar} or {@code heapD} (a d-ary heap, e.g. {@code heap4}). */
     static EventQueue queue(String name, int pending) {
+        if (name.equals("adaptive")) {
+            return new AdaptiveEventQueue();
+        }
         if (name.equals("calendar")) {
             return new CalendarEventQueue();
         }
         if (name.startsWith("heap")) {
             return new DaryHeapEventQueue(Integer.parseInt(name.substring(4)), pending);
         }
-        throw new IllegalArgumentException("unknown queue '" + name + "': expected calendar or heapD");
+        throw new IllegalArgumentException("unknown queue '" + name + "': expected adaptive, calendar or heapD");
     }
 
     /** The event's action; it needs its own event to reschedule it. */

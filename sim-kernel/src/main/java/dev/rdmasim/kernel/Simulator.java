@@ -35,7 +35,7 @@ public final class Simulator implements TimeSource {
     }
 
     public Simulator(long seed) {
-        this(seed, new CalendarEventQueue());
+        this(seed, new AdaptiveEventQueue());
     }
 
     public Simulator(long seed, EventQueue queue) {

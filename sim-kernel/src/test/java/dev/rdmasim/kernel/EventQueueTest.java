@@ -22,6 +22,7 @@ class EventQueueTest {
                 Arguments.of("4-ary heap", (Supplier<EventQueue>) DaryHeapEventQueue::new),
                 Arguments.of("8-ary heap", (Supplier<EventQueue>) () -> new DaryHeapEventQueue(8, 4)),
                 Arguments.of("calendar", (Supplier<EventQueue>) CalendarEventQueue::new),
+                Arguments.of("adaptive", (Supplier<EventQueue>) AdaptiveEventQueue::new),
                 Arguments.of("sorted set", (Supplier<EventQueue>) SortedSetEventQueue::new));
     }
 
