@@ -30,6 +30,8 @@ class HazelcastClusterLossTest {
     private static final String CLUSTER = TestCluster.uniqueName();
     private static final String OTHER_BUILD = "sha256:0123456789abcdef01234567";
     private static Worker worker;
+    /** The worker's address, taken while it runs: once it has left, a closed member no longer answers. */
+    private static String workerAddress;
     private static Worker stranger;
     private static HazelcastInstance client;
     private static HazelcastExecutor executor;
@@ -37,6 +39,7 @@ class HazelcastClusterLossTest {
     @BeforeAll
     static void startCluster() {
         worker = TestCluster.worker(CLUSTER, "w", List.of(), 2, 2);
+        workerAddress = worker.address();
         Config other = ClusterSetup.memberConfig(new WorkerOptions(CLUSTER, "127.0.0.1", TestCluster.freePort(),
                 List.of(worker.address()), 4));
         other.setInstanceName("stranger");
@@ -90,7 +93,7 @@ class HazelcastClusterLossTest {
         assertThat((System.nanoTime() - start) / 1e9).isLessThan(8);
         assertThat(f.getMessage())
                 .startsWith("no rdmasim worker left in cluster '" + CLUSTER + "' to run ")
-                .endsWith(" of 10 points: " + worker.address() + " " + lostBecause(f.getMessage()) + "; "
+                .endsWith(" of 10 points: " + workerAddress + " " + lostBecause(f.getMessage()) + "; "
                         + stranger.address() + " runs another rdmasim build (" + OTHER_BUILD
                         + "; this machine runs development): give every machine the same rdmasim jar");
         assertThat(lostBecause(f.getMessage())).matches("interrupted its tasks \\(shutting down\\)|left the cluster"
@@ -100,7 +103,7 @@ class HazelcastClusterLossTest {
 
     /** The reason the worker was written off, from the failure's text. */
     private static String lostBecause(String message) {
-        String after = message.substring(message.indexOf(worker.address() + " ") + worker.address().length() + 1);
+        String after = message.substring(message.indexOf(workerAddress + " ") + workerAddress.length() + 1);
         return after.substring(0, after.indexOf("; " + stranger.address()));
     }
 
