@@ -128,6 +128,20 @@ public final class CompletionQueue {
         }
     }
 
+    /** CPU time one poll that finds nothing costs its core: {@code host.pollTime}. */
+    public long emptyPollPs() {
+        return pollPs;
+    }
+
+    /**
+     * {@code n} polls that found nothing, made one after the other on this CQ's core by a thread that slept through
+     * them, the last started by now: counted and charged as {@link #poll} would have, one by one, had it made them.
+     */
+    public void skippedEmptyPolls(long n) {
+        cpu.chargeSkippedEmptyPolls(n, pollPs);
+        driver.emptyPolls.add(n);
+    }
+
     /**
      * Requests one completion event: for the next CQE ({@code solicitedOnly} false) or the next
      * solicited or error CQE. Writes the arm word into the doorbell record, then the 8-byte arm

@@ -159,6 +159,24 @@ public final class HostCpu extends Module {
     }
 
     /**
+     * {@code n} polls that found nothing, {@code cost} each, made back to back from the end of the work done so far,
+     * the last one started by now: the empty polls of a thread that slept through them (see the perf harness's
+     * threads) charged after the fact, exactly as {@link #chargeEmptyPoll} would have charged them one by one.
+     *
+     * @throws InvariantViolation if the last would start after now: they were never all made
+     */
+    public void chargeSkippedEmptyPolls(long n, long cost) {
+        long total = Math.multiplyExact(n, cost);
+        long end = tailFinish + total;
+        if (n <= 0 || end - cost > now()) {
+            throw new InvariantViolation(fullName() + ": " + n + " skipped empty polls of " + cost + " ps from "
+                    + tailFinish + " ps would end at " + end + " ps, the last starting after now (" + now() + " ps)");
+        }
+        tailFinish = end;
+        emptyPollTime.add(total);
+    }
+
+    /**
      * Queues the store of {@code n} new entries of a send or receive ring starting at running
      * counter {@code first}; {@code counter} is the producer counter written to the doorbell
      * record afterwards (then {@link #kick()}). Consecutive stores of one ring merge into one item (the adapter cannot

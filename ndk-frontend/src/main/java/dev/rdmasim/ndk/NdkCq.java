@@ -94,6 +94,29 @@ public final class NdkCq extends NdkObject {
         return recorded(pResults, nResults, poll(pResults, nResults));
     }
 
+    /**
+     * For a caller that stands for a thread spinning on this CQ: {@code n} calls of {@link #getCqResults} that found
+     * nothing, made back to back (the last started by now) and not simulated one by one, counted and charged to the CQ's core as
+     * they would have been. Not for a CQ whose calls are being recorded: the recording would lack them.
+     */
+    public void skippedEmptyPolls(long n) {
+        checkUsable();
+        if (adapter.recorder != null) {
+            throw new IllegalStateException("empty polls skipped on " + this + " while its calls are recorded");
+        }
+        hw.skippedEmptyPolls(n);
+    }
+
+    /** CPU time a call of {@link #getCqResults} that finds nothing costs the CQ's core. */
+    public long emptyPollPs() {
+        return hw.emptyPollPs();
+    }
+
+    /** Whether this CQ's calls are being recorded as a trace. */
+    public boolean recorded() {
+        return adapter.recorder != null;
+    }
+
     /** {@code NdkGetCqResultsEx}: as {@link #getCqResults}, with each result's operation type. */
     public int getCqResultsEx(NdkResultEx[] pResults, int nResults) {
         return recorded(pResults, nResults, poll(pResults, nResults));

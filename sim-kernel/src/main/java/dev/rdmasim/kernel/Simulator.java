@@ -27,6 +27,9 @@ public final class Simulator implements TimeSource {
     private long now;
     private long seq;
     private long executed;
+    /** The event that ran last and the instant it ran at (null before the first). */
+    private Event lastEvent;
+    private long lastEventPs;
     private boolean stopRequested;
     private final List<DeferredWork> deferred = new ArrayList<>();
 
@@ -178,6 +181,8 @@ public final class Simulator implements TimeSource {
             }
             now = e.time;
             n++;
+            lastEvent = e;
+            lastEventPs = now;
             e.fire();
         }
         executed += n;
@@ -203,6 +208,8 @@ public final class Simulator implements TimeSource {
             q.poll();
             now = e.time;
             executed++;
+            lastEvent = e;
+            lastEventPs = now;
             e.fire();
         }
         return false;
@@ -216,6 +223,16 @@ public final class Simulator implements TimeSource {
     /** Asks the current run loop to return after the event now running. */
     public void stop() {
         stopRequested = true;
+    }
+
+    /**
+     * Whether an event of {@code priority} that was due at the current instant would already have run: the event that
+     * ran last ran at this instant and comes after it in (time, priority) order. For a block that skips events it
+     * knows it would have had (a thread sleeping through empty polls) and must tell, when the run is stopped from
+     * outside, whether the one due now had come. Priorities are distinct from the last event's, or it is false.
+     */
+    public boolean wouldHaveRunAt(int priority) {
+        return lastEvent != null && lastEventPs == now && priority < lastEvent.priority();
     }
 
     public long eventsExecuted() {

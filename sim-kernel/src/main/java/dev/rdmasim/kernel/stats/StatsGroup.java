@@ -23,6 +23,8 @@ public final class StatsGroup {
     private final Set<String> names = new HashSet<>();
     private final List<Bound> bounds = new ArrayList<>();
     private Runnable refresh;
+    /** Actions of others that also keep statistics of this group lazily ({@link #addRefresh}). */
+    private final List<Runnable> moreRefresh = new ArrayList<>();
 
     /**
      * @param path the owning block's hierarchical name: one or more names joined by dots
@@ -117,12 +119,25 @@ public final class StatsGroup {
     }
 
     /**
-     * Runs the refresh action, if any (see {@link #setRefresh}), then folds the time every {@link Bound} has spent
-     * at its limit up to now into its counter.
+     * Adds an action that brings some of this group's statistics up to the current simulated time, for someone other
+     * than the block that owns the group (a harness that charges the block's counters after the fact); it runs after
+     * the block's own refresh action, in the order added. Refreshing may run it more than once at one instant, so it
+     * must do nothing the second time.
+     */
+    public void addRefresh(Runnable action) {
+        moreRefresh.add(Objects.requireNonNull(action, "action"));
+    }
+
+    /**
+     * Runs the refresh actions, if any (see {@link #setRefresh}, {@link #addRefresh}), then folds the time every
+     * {@link Bound} has spent at its limit up to now into its counter.
      */
     public void refresh() {
         if (refresh != null) {
             refresh.run();
+        }
+        for (int i = 0; i < moreRefresh.size(); i++) {
+            moreRefresh.get(i).run();
         }
         for (int i = 0; i < bounds.size(); i++) {
             bounds.get(i).flush();

@@ -9,6 +9,7 @@ import static dev.rdmasim.ndk.NtStatus.STATUS_SUCCESS;
 import dev.rdmasim.adapter.config.Parameters;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.kernel.Simulator;
+import dev.rdmasim.ndk.NdkCq;
 import dev.rdmasim.ndk.NdkResult;
 import dev.rdmasim.ndk.NtStatus;
 import dev.rdmasim.traces.Topology;
@@ -43,8 +44,13 @@ final class PerfRun {
     private long retiredSeen;
     private boolean done;
     private final Topology topology;
-    /** {@code host.eventPerPoll}: every empty poll of write_lat's flag is an event (the reference), none sleeps. */
+    /** {@code host.eventPerPoll}: every empty poll is an event (the reference), no thread sleeps. */
     private final boolean eventPerPoll;
+    /** Per thread of each side: what an empty poll of its initiator and receive CQ costs (null: it never sleeps). */
+    private final HostThread.IdleTurns[] clientInitiatorIdle;
+    private final HostThread.IdleTurns[] clientReceiveIdle;
+    private final HostThread.IdleTurns[] serverInitiatorIdle;
+    private final HostThread.IdleTurns[] serverReceiveIdle;
 
     PerfRun(PerfOptions options, TraceRecorder recorder) {
         this.o = options;
@@ -82,6 +88,14 @@ final class PerfRun {
         serverThreads = threads(topo, 1, server.threads(), "perfServer", pollPs, client.threads());
         clientThread = clientThreads[0];
         serverThread = serverThreads[0];
+        clientInitiatorIdle = new HostThread.IdleTurns[clientThreads.length];
+        clientReceiveIdle = new HostThread.IdleTurns[clientThreads.length];
+        serverInitiatorIdle = new HostThread.IdleTurns[serverThreads.length];
+        serverReceiveIdle = new HostThread.IdleTurns[serverThreads.length];
+        if (!eventPerPoll) {
+            watchCqs(client, clientThreads, clientInitiatorIdle, clientReceiveIdle);
+            watchCqs(server, serverThreads, serverInitiatorIdle, serverReceiveIdle);
+        }
         if (test == PerfTest.SEND_BW) {
             // The server keeps its receives posted for the whole run, reposting each one as it completes.
             for (int t = 0; t < serverThreads.length; t++) {
@@ -99,6 +113,49 @@ final class PerfRun {
                     eventPerPoll);
         }
         return t;
+    }
+
+    /**
+     * A thread spinning on its CQs sleeps through empty polls: a CQE landing in either of thread t's CQs wakes it
+     * (a wake for the CQ it is not polling only makes it look again, as it would have). Not while the run is recorded:
+     * the trace holds every poll call.
+     */
+    private static void watchCqs(PerfSide side, HostThread[] threads, HostThread.IdleTurns[] initiator,
+            HostThread.IdleTurns[] receive) {
+        for (int t = 0; t < threads.length; t++) {
+            NdkCq icq = side.initiatorCq(t);
+            NdkCq rcq = side.receiveCq(t);
+            if (icq.recorded() || rcq.recorded()) {
+                continue;
+            }
+            HostThread th = threads[t];
+            icq.setLandedListener(th::wake);
+            rcq.setLandedListener(th::wake);
+            initiator[t] = emptyPolls(icq);
+            receive[t] = emptyPolls(rcq);
+        }
+    }
+
+    /** An empty turn that made one empty poll of {@code cq}: its cost, and the same for turns slept through. */
+    private static HostThread.IdleTurns emptyPolls(NdkCq cq) {
+        return new HostThread.IdleTurns() {
+            @Override
+            public long costPs() {
+                return cq.emptyPollPs();
+            }
+
+            @Override
+            public void skipped(long n) {
+                cq.skippedEmptyPolls(n);
+            }
+        };
+    }
+
+    /** Tells the thread its turn was an empty poll, if it may sleep through the next ones ({@code turns} not null). */
+    private static void idle(HostThread thread, HostThread.IdleTurns turns) {
+        if (turns != null) {
+            thread.idle(turns);
+        }
     }
 
     private static int maxSize(PerfOptions o) {
@@ -239,8 +296,11 @@ final class PerfRun {
         int n = o.iterations();
         int step = clientThreads.length;
         HostThread thread = clientThreads[t];
+        long postedBefore = totalPosted;
+        boolean refused = false;
         for (int q = t; q < o.qps(); q += step) {
             if (!postSome(q, n, thread)) {
+                refused = true;
                 break; // the core's work queue is full: the thread is busy until it drains
             }
         }
@@ -269,6 +329,9 @@ final class PerfRun {
                 for (int q = t; q < o.qps(); q += step) {
                     client.checkOutstanding(q, posted[q] - completed[q]);
                 }
+            } else if (!refused && totalPosted == postedBefore) {
+                // Nothing posted (every QP at its depth) and nothing polled: until a CQE lands it stays so.
+                idle(thread, clientInitiatorIdle[t]);
             }
         }
         boolean left = false;
@@ -312,6 +375,10 @@ final class PerfRun {
     /** send_bw's server thread {@code t}: takes its receive completions and reposts each receive. */
     private void serverReceiveTurn(int t) {
         int got = server.receiveCq(t).getCqResults(serverResults, POLL_BATCH);
+        if (got == 0 && !server.owesReposts(t)) {
+            idle(serverThreads[t], serverReceiveIdle[t]);
+            return;
+        }
         for (int i = 0; i < got; i++) {
             NdkResult r = serverResults[i];
             int q = server.check(r, test.label() + " server");
@@ -444,6 +511,7 @@ final class PerfRun {
                 }
                 case WAIT_INITIATOR -> {
                     if (p.side.initiatorCq().getCqResults(p.results, 1) == 0) {
+                        idle(p.thread, p.side == client ? clientInitiatorIdle[0] : serverInitiatorIdle[0]);
                         return;
                     }
                     p.side.check(p.results[0], test.label() + " " + p.side.name());
@@ -453,7 +521,9 @@ final class PerfRun {
                 case WAIT_ARRIVAL -> {
                     if (!arrived(p)) {
                         if (test == PerfTest.WRITE_LAT) {
-                            p.thread.idle(); // an empty look at the flag: only the peer's WRITE changes it
+                            p.thread.idle(HostThread.FREE); // an empty look at the flag: only the peer's WRITE changes it
+                        } else {
+                            idle(p.thread, p.side == client ? clientReceiveIdle[0] : serverReceiveIdle[0]);
                         }
                         return;
                     }

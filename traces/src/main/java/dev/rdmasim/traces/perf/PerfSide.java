@@ -268,6 +268,11 @@ final class PerfSide {
         owedTotal[q % threads]++;
     }
 
+    /** Whether thread {@code t}'s QPs owe receives not yet reposted. */
+    boolean owesReposts(int t) {
+        return owedTotal[t] > 0;
+    }
+
     /** Reposts the receives thread {@code t}'s QPs owe, as far as its core's work queue takes them. */
     void repostOwed(int t) {
         for (int q = t; q < qps.length && owedTotal[t] > 0; q += threads) {
