@@ -232,6 +232,26 @@ public final class CompletionQueue {
                 || (newRing >= 0 && within(address, newRing, newLogSize));
     }
 
+    /**
+     * Writes the address ranges CQEs of this CQ may land in (its ring, the old one while a resize's switch point is
+     * set, the new one while a resize is pending) into {@code start}/{@code end} from index {@code n}; returns the
+     * index after the last written. A superset of what {@link #contains} accepts, as long as rings only change
+     * through {@link #resizing} and {@link #resized}.
+     */
+    int rings(long[] start, long[] end, int n) {
+        start[n] = ring;
+        end[n++] = ring + ((long) Cqe.SIZE << logSize);
+        if (switchAt >= 0) {
+            start[n] = oldRing;
+            end[n++] = oldRing + ((long) Cqe.SIZE << oldLogSize);
+        }
+        if (newRing >= 0) {
+            start[n] = newRing;
+            end[n++] = newRing + ((long) Cqe.SIZE << newLogSize);
+        }
+        return n;
+    }
+
     private static boolean within(long address, long base, int log) {
         return address >= base && address < base + ((long) Cqe.SIZE << log);
     }
@@ -250,6 +270,7 @@ public final class CompletionQueue {
     void resizing(long ringAddress, int log) {
         newRing = ringAddress;
         newLogSize = log;
+        driver.cqRingsChanged();
     }
 
     /**
@@ -265,6 +286,7 @@ public final class CompletionQueue {
             logSize = newLogSize;
         }
         newRing = -1;
+        driver.cqRingsChanged();
     }
 
     void landed() {

@@ -86,6 +86,12 @@ public final class HostDriver extends Module {
     private final IntObjectHashMap<ReceiveQueue> rqs = new IntObjectHashMap<>();
     private final IntObjectHashMap<CompletionQueue> cqByNumber = new IntObjectHashMap<>();
     private CompletionQueue[] cqs = new CompletionQueue[0];
+    /**
+     * Every address range a CQE may land in (each CQ's ring, and during a resize its old and new one), as primitive
+     * bounds: the root complex asks about every device write, and almost all are payload far from any ring.
+     */
+    private long[] ringStart = new long[0];
+    private long[] ringEnd = new long[0];
     /** What {@link #watchByte} watches: a byte of host memory and what runs when a device write covers it. */
     private Runnable byteWatcher;
     private long watchedByte;
@@ -181,7 +187,7 @@ public final class HostDriver extends Module {
             public boolean watches(long address, int length) {
                 // Only writes into a completion ring or onto the watched byte wake a poller; the root complex
                 // applies the rest (payload, queue records) without an event, before the host next reads its memory.
-                return cqAt(address) != null || covers(address, length);
+                return inCqRing(address) || covers(address, length);
             }
         });
     }
@@ -324,6 +330,7 @@ public final class HostDriver extends Module {
         cqByNumber.put(cq.cqn(), cq);
         cqs = Arrays.copyOf(cqs, cqs.length + 1);
         cqs[cqs.length - 1] = cq;
+        cqRingsChanged();
     }
 
     void removeCq(CompletionQueue cq) {
@@ -336,6 +343,7 @@ public final class HostDriver extends Module {
             }
         }
         cqs = left;
+        cqRingsChanged();
     }
 
     /** Creates a QP (send ring, receive ring, doorbell record) in INIT state at once (time-zero setup). */
@@ -503,7 +511,7 @@ public final class HostDriver extends Module {
     }
 
     private void onDeviceWrite(long address, int length) {
-        CompletionQueue cq = cqAt(address);
+        CompletionQueue cq = inCqRing(address) ? cqAt(address) : null;
         if (cq != null) {
             cq.landed();
         }
@@ -525,6 +533,31 @@ public final class HostDriver extends Module {
 
     private boolean covers(long address, int length) {
         return byteWatcher != null && address <= watchedByte && watchedByte < address + length;
+    }
+
+    /** Whether {@code address} lies in a CQ ring: the same answer as {@code cqAt(address) != null}, cheaper. */
+    private boolean inCqRing(long address) {
+        final long[] s = ringStart;
+        final long[] e = ringEnd;
+        for (int i = 0; i < s.length; i++) {
+            if (address >= s[i] && address < e[i]) {
+                // Within a ring a CQ may use: whether it does just now (an old ring still being read) is its own.
+                return cqAt(address) != null;
+            }
+        }
+        return false;
+    }
+
+    /** A CQ was added or removed, or one of its rings came or went: the ranges are gathered again. */
+    void cqRingsChanged() {
+        int n = 0;
+        long[] s = new long[3 * cqs.length];
+        long[] e = new long[3 * cqs.length];
+        for (CompletionQueue cq : cqs) {
+            n = cq.rings(s, e, n);
+        }
+        ringStart = Arrays.copyOf(s, n);
+        ringEnd = Arrays.copyOf(e, n);
     }
 
     private CompletionQueue cqAt(long address) {
