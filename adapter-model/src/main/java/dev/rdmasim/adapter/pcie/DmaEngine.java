@@ -333,6 +333,8 @@ public final class DmaEngine extends Module {
         t.length = len;
         t.tag = tag;
         t.wireBytes = requestOverhead;
+        t.readInto = r.buffer;
+        t.readOffset = r.offset + r.issued;
         r.issued += len;
         mrds.inc();
         if (r.issued == r.length) {
@@ -391,7 +393,7 @@ public final class DmaEngine extends Module {
         if (t.address != tagAddress[tag] || t.byteCount != tagRemaining[tag] || t.length > tagRemaining[tag]) {
             throw new InvariantViolation(fullName() + ": completion " + t + " does not continue tag " + tag + " in order");
         }
-        System.arraycopy(t.payload, 0, r.buffer, tagBufferOffset[tag], t.length);
+        // The root complex put the bytes into r.buffer when it served the read (Tlp#readInto).
         tagAddress[tag] += t.length;
         tagBufferOffset[tag] += t.length;
         int len = t.length;

@@ -429,7 +429,14 @@ public final class HostBridge extends Module {
         long addr = req.address;
         int remaining = req.length;
         int tag = req.tag;
+        byte[] into = req.readInto;
+        int intoOffset = req.readOffset;
+        if (into == null) {
+            throw new InvariantViolation(fullName() + ": read " + req + " names no buffer to read into");
+        }
         pool.release(req);
+        // Host memory as of now, straight into the requester's buffer (see Tlp#readInto).
+        memory.read(addr, into, intoOffset, remaining);
         int n = 0;
         // Every completion but the last ends on an RCB boundary; after the first, chunks are whole units.
         int chunk = Math.min(remaining, cplUnit - (int) (addr & rcbMask));
@@ -440,7 +447,6 @@ public final class HostBridge extends Module {
             c.tag = tag;
             c.byteCount = remaining;
             c.wireBytes = completionOverhead + chunk;
-            memory.read(addr, c.payload, 0, chunk);
             down.enqueue(c, due);
             n++;
             addr += chunk;

@@ -17,6 +17,15 @@ public final class Tlp {
     /** Bytes this TLP occupies on the wire, header, framing and digest included. */
     int wireBytes;
     final byte[] payload;
+    /**
+     * MRd: where the read's bytes go on the device side, the requester's buffer from {@link #readOffset} on. The root
+     * complex reads host memory when the request arrives, as hardware does, and puts the bytes there at once instead
+     * of into its completions: the requester reads its buffer only after the last completion, and the buffer is
+     * reserved for the read until then, so no one can tell the bytes came early, and a copy per completion is saved.
+     * Completions then carry no payload bytes of their own.
+     */
+    byte[] readInto;
+    int readOffset;
     /** Device-side write request this MWr belongs to, or null. */
     DmaRequest owner;
     /** Last MWr of its request. */
@@ -78,7 +87,7 @@ public final class Tlp {
         return wireBytes;
     }
 
-    /** The payload buffer; bytes {@code [0, length())} are valid for MWr and CplD. */
+    /** The payload buffer; bytes {@code [0, length())} are valid for MWr (CplD: see {@code readInto}). */
     public byte[] payload() {
         return payload;
     }
@@ -86,6 +95,7 @@ public final class Tlp {
     void clear() {
         kind = null;
         owner = null;
+        readInto = null;
         last = false;
         notifyOnApply = false;
         notifySent = false;
