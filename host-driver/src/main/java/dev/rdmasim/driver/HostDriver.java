@@ -92,6 +92,9 @@ public final class HostDriver extends Module {
      */
     private long[] ringStart = new long[0];
     private long[] ringEnd = new long[0];
+    /** The gap between rings the last address outside all of them fell in: payload writes fall there run after run. */
+    private long gapStart;
+    private long gapEnd;
     /** What {@link #watchByte} watches: a byte of host memory and what runs when a device write covers it. */
     private Runnable byteWatcher;
     private long watchedByte;
@@ -537,14 +540,26 @@ public final class HostDriver extends Module {
 
     /** Whether {@code address} lies in a CQ ring: the same answer as {@code cqAt(address) != null}, cheaper. */
     private boolean inCqRing(long address) {
+        if (address >= gapStart && address < gapEnd) {
+            return false;
+        }
         final long[] s = ringStart;
         final long[] e = ringEnd;
+        long below = Long.MIN_VALUE;
+        long above = Long.MAX_VALUE;
         for (int i = 0; i < s.length; i++) {
             if (address >= s[i] && address < e[i]) {
                 // Within a ring a CQ may use: whether it does just now (an old ring still being read) is its own.
                 return cqAt(address) != null;
             }
+            if (e[i] <= address) {
+                below = Math.max(below, e[i]);
+            } else {
+                above = Math.min(above, s[i]);
+            }
         }
+        gapStart = below;
+        gapEnd = above;
         return false;
     }
 
@@ -558,6 +573,8 @@ public final class HostDriver extends Module {
         }
         ringStart = Arrays.copyOf(s, n);
         ringEnd = Arrays.copyOf(e, n);
+        gapStart = 0;
+        gapEnd = 0;
     }
 
     private CompletionQueue cqAt(long address) {
