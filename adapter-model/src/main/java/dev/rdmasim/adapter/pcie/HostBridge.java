@@ -282,7 +282,11 @@ public final class HostBridge extends Module {
             commitLate = lt;
             cHead = 0;
         }
-        int k = (cHead + cCount) % committing.length;
+        // Not a %: a division for every device write. The ring is never more than full, so one wrap at most.
+        int k = cHead + cCount;
+        if (k >= committing.length) {
+            k -= committing.length;
+        }
         committing[k] = t;
         commitDuePs[k] = duePs;
         commitLate[k] = late;

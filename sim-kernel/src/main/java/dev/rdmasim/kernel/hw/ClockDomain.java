@@ -40,6 +40,8 @@ public final class ClockDomain {
     private final String name;
     private final long periodPs;
     private final long phasePs;
+    /** The last edge {@link #edgeAtOrAfter} answered (edge 0 before any): a cache, not state of the clock. */
+    private long lastEdgePs;
     private final Event edgeEvent;
     private final List<ClockedModule> members = new ArrayList<>();
     private final LongMinHeap timedWakes = new LongMinHeap();
@@ -69,6 +71,7 @@ public final class ClockDomain {
         }
         this.periodPs = periodPs;
         this.phasePs = phasePs;
+        this.lastEdgePs = phasePs;
         this.edgeEvent = sim.event(name + ".edge", EDGE_PRIORITY, this::onEdge);
     }
 
@@ -132,7 +135,20 @@ public final class ClockDomain {
 
     /** The first edge at or after {@code timePs}. */
     public long edgeAtOrAfter(long timePs) {
-        return edgeTime(Math.floorDiv(timePs - phasePs + periodPs - 1, periodPs));
+        // Callers ask about times a little apart, mostly within a cycle or two of the last answer: those need no
+        // division (a 64-bit one costs tens of cycles, and an idle engine's every job asks).
+        long e = lastEdgePs;
+        if (timePs <= e) {
+            if (timePs > e - periodPs) {
+                return e;
+            }
+        } else if (timePs <= e + periodPs && e <= Long.MAX_VALUE - periodPs) {
+            lastEdgePs = e + periodPs;
+            return e + periodPs;
+        }
+        long edge = edgeTime(Math.floorDiv(timePs - phasePs + periodPs - 1, periodPs));
+        lastEdgePs = edge;
+        return edge;
     }
 
     /** The first edge strictly after {@code timePs}. */

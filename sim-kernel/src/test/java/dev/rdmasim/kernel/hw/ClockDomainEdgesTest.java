@@ -36,6 +36,35 @@ class ClockDomainEdgesTest {
                 .hasMessageContaining("positive");
     }
 
+    /**
+     * The edge at or after a time, asked in sequences callers make (steps within a cycle, a cycle on, exactly one
+     * period, back in time, far jumps, times before edge 0): always the first edge at or after it, whatever the clock
+     * answered before.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void edgeAtOrAfterIsExactWhateverWasAskedBefore(long seed) {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+        long period = 1 + rnd.nextLong(5_000);
+        long phase = rnd.nextLong(period);
+        ClockDomain c = ClockDomain.ofPeriod(new Simulator(), "c", period, phase);
+        long t = rnd.nextLong(-2 * period, 10 * period);
+        for (int i = 0; i < 20_000; i++) {
+            long expected = phase + Math.floorDiv(t - phase + period - 1, period) * period;
+            assertThat(c.edgeAtOrAfter(t)).as("t=%d period=%d phase=%d", t, period, phase).isEqualTo(expected);
+            t += switch (rnd.nextInt(8)) {
+                case 0 -> rnd.nextLong(period);
+                case 1 -> period;
+                case 2 -> period + 1;
+                case 3 -> -rnd.nextLong(2 * period + 1);
+                case 4 -> rnd.nextLong(1_000 * period);
+                case 5 -> expected - t; // exactly on the edge just answered
+                case 6 -> expected - t + 1;
+                default -> 1;
+            };
+        }
+    }
+
     @Test
     void manyModulesWokenForOneEdgeAreEachEvaluatedOnce() {
         Simulator sim = new Simulator();

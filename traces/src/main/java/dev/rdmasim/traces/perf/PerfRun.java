@@ -26,6 +26,8 @@ final class PerfRun {
      * which the run is declared stuck: far longer than the transport's timers need to recover from a loss.
      */
     static final long STALL_LIMIT_PS = 1_000_000_000_000L;
+    /** Events run between checks that requests still retire. */
+    private static final long STRETCH = 0x10000;
     private static final int POLL_BATCH = 16;
 
     private final PerfOptions o;
@@ -179,6 +181,12 @@ final class PerfRun {
         return sim;
     }
 
+    /** The workload (or one latency player) is done: the run returns after the event now running. */
+    private void finished() {
+        done = true;
+        sim.stop();
+    }
+
     void finish() {
         for (HostThread t : serverThreads) {
             t.stop();
@@ -188,28 +196,33 @@ final class PerfRun {
         }
     }
 
-    /** Steps the simulation until the workload is done; a long stretch without progress is a failure. */
+    /**
+     * Runs the simulation until the workload is done (the event that finds it done stops the run), in stretches of
+     * {@link #STRETCH} events between checks that requests still retire: a long stretch of simulated time without
+     * progress is a failure.
+     */
     private void awaitDone() {
         lastProgressPs = sim.now();
-        long steps = 0;
         while (!done) {
-            if (!sim.step()) {
+            long ran = sim.run(STRETCH);
+            if (done) {
+                break;
+            }
+            if (ran < STRETCH) {
                 // Requests still held by an adapter with nothing left to happen are the model's fault, not the run's.
                 topology.host(0).adapter().checkNothingOutstanding();
                 topology.host(1).adapter().checkNothingOutstanding();
                 throw new PerfFailure(test.label() + ": the simulation ran out of events before the workload ended");
             }
-            if ((++steps & 0xFFFF) == 0) {
-                // A lossy link retires requests slowly, each loss costing a retransmission timeout, and completions
-                // may be many requests apart (-Q): any request the adapters retire is progress.
-                long retired = topology.host(0).adapter().requestsRetired() + topology.host(1).adapter().requestsRetired();
-                if (retired != retiredSeen) {
-                    retiredSeen = retired;
-                    lastProgressPs = sim.now();
-                } else if (sim.now() - lastProgressPs > STALL_LIMIT_PS) {
-                    throw new PerfFailure(test.label() + ": no request retired for " + STALL_LIMIT_PS / 1_000_000_000L
-                            + " ms of simulated time (at " + sim.now() + " ps)");
-                }
+            // A lossy link retires requests slowly, each loss costing a retransmission timeout, and completions
+            // may be many requests apart (-Q): any request the adapters retire is progress.
+            long retired = topology.host(0).adapter().requestsRetired() + topology.host(1).adapter().requestsRetired();
+            if (retired != retiredSeen) {
+                retiredSeen = retired;
+                lastProgressPs = sim.now();
+            } else if (sim.now() - lastProgressPs > STALL_LIMIT_PS) {
+                throw new PerfFailure(test.label() + ": no request retired for " + STALL_LIMIT_PS / 1_000_000_000L
+                        + " ms of simulated time (at " + sim.now() + " ps)");
             }
         }
         done = false;
@@ -341,7 +354,7 @@ final class PerfRun {
         if (!left) {
             thread.stop();
             if (--threadsRunning == 0) {
-                done = true;
+                finished();
             }
         }
     }
@@ -536,7 +549,7 @@ final class PerfRun {
                         latEnd = p.thread.clock();
                     }
                     playersDone++;
-                    done = true;
+                    finished();
                     return;
                 }
                 default -> throw new IllegalStateException("step " + p.step);
