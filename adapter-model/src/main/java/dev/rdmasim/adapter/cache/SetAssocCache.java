@@ -32,6 +32,12 @@ public final class SetAssocCache extends Module {
     private final long[] lastUse;
     private final byte[][] data;
     private long useClock;
+    /**
+     * The slot of the last valid line found: packet after packet names the same key (a QP's memory key, the
+     * translation line of the pages it moves through), so it is checked before the set is searched. A key has at most
+     * one line, so finding it there is what the search would find.
+     */
+    private int lastHit;
 
     private long lastEvicted = -1;
     private byte[] evictedLine;
@@ -111,6 +117,14 @@ public final class SetAssocCache extends Module {
      * decode.
      */
     public int lookup(long key) {
+        int m = lastHit;
+        if (state[m] == VALID && keys[m] == key) {
+            if (policy == Policy.LRU) {
+                lastUse[m] = ++useClock;
+            }
+            hits.inc();
+            return m;
+        }
         int base = setOf(key) * ways;
         int victim = -1;
         long oldest = Long.MAX_VALUE;
@@ -122,6 +136,7 @@ public final class SetAssocCache extends Module {
                         lastUse[s] = ++useClock;
                     }
                     hits.inc();
+                    lastHit = s;
                     return s;
                 }
                 pendingHits.inc();
@@ -201,9 +216,14 @@ public final class SetAssocCache extends Module {
 
     /** The slot of a key known to be valid, without counting a lookup; fails loudly otherwise. */
     public int lookupQuiet(long key) {
+        int m = lastHit;
+        if (state[m] == VALID && keys[m] == key) {
+            return m;
+        }
         int base = setOf(key) * ways;
         for (int s = base; s < base + ways; s++) {
             if (state[s] == VALID && keys[s] == key) {
+                lastHit = s;
                 return s;
             }
         }

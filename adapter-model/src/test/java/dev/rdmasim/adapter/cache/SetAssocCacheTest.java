@@ -82,6 +82,45 @@ class SetAssocCacheTest {
         }
     }
 
+    /**
+     * The same with invalidations between lookups, and a key looked up again and again (the cache checks the line of
+     * its last hit before searching the set): a key invalidated or evicted since misses even there, and every hit's
+     * slot is the one {@code lookupQuiet} names.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {4, 5, 6, 7})
+    void repeatedKeysWithInvalidationsMatchTheLruReference(long seed) {
+        int n = 8;
+        SetAssocCache c = cache(n, n);
+        List<Long> lru = new ArrayList<>();
+        SplittableRandom rnd = new SplittableRandom(seed);
+        long key = 0;
+        for (int i = 0; i < 20_000; i++) {
+            if (rnd.nextInt(4) != 0) {
+                key = rnd.nextInt(rnd.nextBoolean() ? 6 : 20); // else the same key again
+            }
+            if (rnd.nextInt(10) == 0) {
+                c.invalidate(key);
+                lru.remove(key);
+                assertThat(c.contains(key)).isFalse();
+                continue;
+            }
+            boolean refHit = lru.remove(key);
+            lru.add(key);
+            if (lru.size() > n) {
+                lru.remove(0);
+            }
+            int r = c.lookup(key);
+            assertThat(r >= 0).as("access %d key %d", i, key).isEqualTo(refHit);
+            if (r < 0) {
+                c.fill(SetAssocCache.missSlot(r));
+            } else {
+                assertThat(c.keyAt(r)).isEqualTo(key);
+                assertThat(c.lookupQuiet(key)).isEqualTo(r);
+            }
+        }
+    }
+
     /** More distinct hot keys than ways in one set thrash; a working set within capacity does not. */
     @Test
     void workingSetLargerThanCacheMissesEveryTime() {
