@@ -164,6 +164,7 @@ public final class LinkTransmitter extends Module {
         this.psDenShift = Long.numberOfTrailingZeros(psDen);
         this.ackLimit = cfg.effectiveAckLimit();
         this.fcLimit = cfg.effectiveFcUpdateLimit();
+        clock.startIntervals();
         classLimit[TlpKind.MWR.ordinal()] = postedLimit;
         classLimit[TlpKind.MRD.ordinal()] = nonPostedLimit;
         classLimit[TlpKind.CPLD.ordinal()] = completionLimit;
@@ -547,15 +548,21 @@ public final class LinkTransmitter extends Module {
      * The serializer's byte clock: the cumulative byte count since the link last went idle, and the DLLP and SKIP
      * intervals. {@link #place} puts one TLP after everything placed so far, the same arithmetic for the real
      * serializer and for the probe that times pending TLPs ahead of their commit.
+     *
+     * <p>Each interval is kept as the byte count at which its next DLLP or SKIP is due (every byte on the wire counts
+     * towards all three, overhead bytes included), and the earliest of the three beside them: a TLP that crosses none,
+     * the common case, costs one addition and one comparison.
      */
     private final class ByteClock {
         long wireBytes;
         long anchorBytes;
         long anchorPs;
         long freeAtPs;
-        long sinceAck;
-        long sinceFc;
-        long sinceSkip;
+        long ackAt;
+        long fcAt;
+        long skipAt;
+        /** The least of ackAt, fcAt and skipAt. */
+        long overheadAt;
         // The last TLP placed: its start and end, and the overhead bytes that follow it.
         long start;
         long end;
@@ -568,15 +575,24 @@ public final class LinkTransmitter extends Module {
             anchorBytes = o.anchorBytes;
             anchorPs = o.anchorPs;
             freeAtPs = o.freeAtPs;
-            sinceAck = o.sinceAck;
-            sinceFc = o.sinceFc;
-            sinceSkip = o.sinceSkip;
+            ackAt = o.ackAt;
+            fcAt = o.fcAt;
+            skipAt = o.skipAt;
+            overheadAt = o.overheadAt;
         }
 
         void restart(long nowPs) {
             wireBytes = anchorBytes = 0;
             anchorPs = freeAtPs = nowPs;
-            sinceAck = sinceFc = sinceSkip = 0;
+            startIntervals();
+        }
+
+        /** No bytes counted towards any interval yet. */
+        void startIntervals() {
+            ackAt = ackLimit;
+            fcAt = fcLimit;
+            skipAt = PcieConfig.SKIP_INTERVAL_BYTES;
+            overheadAt = Math.min(ackAt, Math.min(fcAt, skipAt));
         }
 
         /** Places a TLP of {@code bytes} wire bytes ready at {@code readyPs}, then the overhead it triggers. */
@@ -589,10 +605,12 @@ public final class LinkTransmitter extends Module {
             } else {
                 s = freeAtPs;
             }
-            account(bytes);
+            long w = wireBytes + bytes;
+            wireBytes = w;
             start = s;
-            end = timeAt(anchorPs, wireBytes - anchorBytes);
-            if (sinceAck >= ackLimit || sinceFc >= fcLimit || sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
+            long e = timeAt(anchorPs, w - anchorBytes);
+            end = e;
+            if (w >= overheadAt) {
                 appendOverhead();
                 freeAtPs = timeAt(anchorPs, wireBytes - anchorBytes);
             } else {
@@ -600,42 +618,38 @@ public final class LinkTransmitter extends Module {
                 ack = 0;
                 fc = 0;
                 skip = 0;
-                freeAtPs = end;
+                freeAtPs = e;
             }
         }
 
-        /** The DLLP and SKIP bytes that follow a TLP whose bytes crossed their intervals. */
+        /** The DLLP and SKIP bytes that follow a TLP whose bytes crossed their intervals, Acks first, then updates. */
         private void appendOverhead() {
             int a = 0;
             int f = 0;
             int k = 0;
+            long w = wireBytes;
             while (true) {
-                if (sinceAck >= ackLimit) {
-                    sinceAck -= ackLimit;
-                    account(PcieConfig.DLLP_BYTES);
+                if (w >= ackAt) {
+                    ackAt += ackLimit;
+                    w += PcieConfig.DLLP_BYTES;
                     a += PcieConfig.DLLP_BYTES;
-                } else if (sinceFc >= fcLimit) {
-                    sinceFc -= fcLimit;
-                    account(PcieConfig.DLLP_BYTES);
+                } else if (w >= fcAt) {
+                    fcAt += fcLimit;
+                    w += PcieConfig.DLLP_BYTES;
                     f += PcieConfig.DLLP_BYTES;
-                } else if (sinceSkip >= PcieConfig.SKIP_INTERVAL_BYTES) {
-                    sinceSkip -= PcieConfig.SKIP_INTERVAL_BYTES;
-                    account(PcieConfig.SKIP_BYTES);
+                } else if (w >= skipAt) {
+                    skipAt += PcieConfig.SKIP_INTERVAL_BYTES;
+                    w += PcieConfig.SKIP_BYTES;
                     k += PcieConfig.SKIP_BYTES;
                 } else {
                     break;
                 }
             }
+            wireBytes = w;
+            overheadAt = Math.min(ackAt, Math.min(fcAt, skipAt));
             ack = a;
             fc = f;
             skip = k;
-        }
-
-        private void account(long n) {
-            wireBytes += n;
-            sinceAck += n;
-            sinceFc += n;
-            sinceSkip += n;
         }
     }
 
