@@ -171,7 +171,9 @@ final class PayloadWriter extends Module {
             } else {
                 qp.writes.pending++;
             }
-            w.request.write(keys.translate(key, va + a), f.data(), off + (int) a, piece, w, i, false);
+            // The frame lends its bytes: each TLP reads its slice when host memory takes it, not when it is built.
+            w.request.write(keys.translate(key, va + a), f.data(), off + (int) a, piece, w, i, false)
+                    .lentBy(f.lender());
             work.ready(w.request);
             port.send(w.request);
             placedBytes.add(piece);

@@ -352,7 +352,16 @@ public final class DmaEngine extends Module {
         t.address = addr;
         t.length = len;
         t.wireBytes = requestOverhead + len;
-        System.arraycopy(r.buffer, r.offset + r.issued, t.payload, 0, len);
+        ByteLender lender = r.lender;
+        if (lender != null) {
+            // A slice of the client's bytes, read when the root complex applies the TLP (Tlp#writeFrom).
+            t.writeFrom = r.buffer;
+            t.writeOffset = r.offset + r.issued;
+            t.lender = lender;
+            lender.lent();
+        } else {
+            System.arraycopy(r.buffer, r.offset + r.issued, t.payload, 0, len);
+        }
         t.owner = r;
         r.issued += len;
         t.last = r.issued == r.length;

@@ -26,6 +26,8 @@ public final class DmaRequest {
     DmaCallback callback;
     long cookie;
     boolean notifyApplied;
+    /** Lends the write's bytes to its TLPs instead of having them copied ({@link #lentBy}), or null. */
+    ByteLender lender;
     /** Earliest start on the link asked for by the client, or {@link #NOW}. */
     long notBeforePs = NOW;
 
@@ -56,10 +58,24 @@ public final class DmaRequest {
         return set(Kind.WRITE, hostAddress, buf, off, len, callback, cookie, notifyApplied);
     }
 
+    /**
+     * For a write: its TLPs read the bytes straight from the buffer, which {@code lender} keeps unchanged until each
+     * TLP has been applied to host memory and returned them, instead of copying them when they are built. Only after
+     * {@link #write}, which clears it.
+     */
+    public DmaRequest lentBy(ByteLender lender) {
+        if (kind != Kind.WRITE || inEngine) {
+            throw new IllegalStateException("DMA request " + this + ": only a write not yet submitted lends its bytes");
+        }
+        this.lender = lender;
+        return this;
+    }
+
     private DmaRequest set(Kind k, long addr, byte[] buf, int off, int len, DmaCallback cb, long ck, boolean notify) {
         if (inEngine) {
             throw new IllegalStateException("DMA request " + this + " is still in the engine; wait for its callback");
         }
+        lender = null;
         Objects.requireNonNull(buf, "buffer");
         Objects.requireNonNull(cb, "callback");
         if (len < 1) {

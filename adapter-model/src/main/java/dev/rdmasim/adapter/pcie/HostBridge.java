@@ -392,8 +392,13 @@ public final class HostBridge extends Module {
         DmaRequest owner = t.notifyOnApply ? t.owner : null;
         if (cfg.isMsix(t.address)) {
             int vector = (int) ((t.address - cfg.msixBase()) >>> 2);
-            int data = (t.payload[0] & 0xff) | (t.length > 1 ? (t.payload[1] & 0xff) << 8 : 0)
-                    | (t.length > 2 ? (t.payload[2] & 0xff) << 16 : 0) | (t.length > 3 ? (t.payload[3] & 0xff) << 24 : 0);
+            byte[] b = t.writeFrom != null ? t.writeFrom : t.payload;
+            int o = t.writeFrom != null ? t.writeOffset : 0;
+            int data = (b[o] & 0xff) | (t.length > 1 ? (b[o + 1] & 0xff) << 8 : 0)
+                    | (t.length > 2 ? (b[o + 2] & 0xff) << 16 : 0) | (t.length > 3 ? (b[o + 3] & 0xff) << 24 : 0);
+            if (t.lender != null) {
+                t.lender.returned();
+            }
             long addr = t.address;
             int len = t.length;
             pool.release(t);
@@ -406,7 +411,12 @@ public final class HostBridge extends Module {
                 writeObserver.written(addr, len);
             }
         } else {
-            memory.write(t.address, t.payload, 0, t.length);
+            if (t.writeFrom != null) {
+                memory.write(t.address, t.writeFrom, t.writeOffset, t.length);
+                t.lender.returned();
+            } else {
+                memory.write(t.address, t.payload, 0, t.length);
+            }
             writesApplied.inc();
             bytesApplied.add(t.length);
             long addr = t.address;

@@ -26,6 +26,14 @@ public final class Tlp {
      */
     byte[] readInto;
     int readOffset;
+    /**
+     * MWr of a write whose bytes are lent ({@link DmaRequest#lentBy}): the bytes are {@code writeFrom} from
+     * {@link #writeOffset} on, not {@link #payload}, until the root complex applies the TLP and returns them to
+     * {@link #lender}.
+     */
+    byte[] writeFrom;
+    int writeOffset;
+    ByteLender lender;
     /** Device-side write request this MWr belongs to, or null. */
     DmaRequest owner;
     /** Last MWr of its request. */
@@ -96,6 +104,8 @@ public final class Tlp {
         kind = null;
         owner = null;
         readInto = null;
+        writeFrom = null;
+        lender = null;
         last = false;
         notifyOnApply = false;
         notifySent = false;

@@ -23,7 +23,12 @@ public final class Frame {
     static final int FAULT_DROP = 1;
     static final int FAULT_CORRUPT = 2;
 
-    private final byte[] data = new byte[CAPACITY];
+    /**
+     * The buffer's bytes. Usually the same array for the frame's whole life; but bytes lent to DMA writes
+     * ({@link #lender}) stay with those writes until they are applied in host memory, so a buffer recycled before
+     * then gets another array (see {@link LinkEndpoint#recycle}).
+     */
+    private Bytes bytes;
     final LinkEndpoint pool;
     final int id;
     int state = FREE;
@@ -46,6 +51,56 @@ public final class Frame {
     Frame(LinkEndpoint pool, int id) {
         this.pool = pool;
         this.id = id;
+        this.bytes = new Bytes(pool);
+    }
+
+    /**
+     * One frame buffer's worth of bytes, lendable to the TLPs of DMA writes (the payload writer's): while any of them
+     * has not been applied in host memory the array is theirs, and a buffer recycled meanwhile takes another one.
+     */
+    static final class Bytes implements dev.rdmasim.adapter.pcie.ByteLender {
+        final byte[] data = new byte[CAPACITY];
+        final LinkEndpoint home;
+        /** Slices taken by TLPs and not yet returned. */
+        int loans;
+        /** Its frame buffer was recycled with loans out: the array goes back to the spares once they are returned. */
+        boolean orphaned;
+
+        Bytes(LinkEndpoint home) {
+            this.home = home;
+        }
+
+        @Override
+        public void lent() {
+            loans++;
+        }
+
+        @Override
+        public void returned() {
+            if (loans == 0) {
+                throw new InvariantViolation("frame bytes of " + home.fullName() + " returned more often than lent");
+            }
+            if (--loans == 0 && orphaned) {
+                orphaned = false;
+                home.spareBytes(this);
+            }
+        }
+    }
+
+    /**
+     * The frame's bytes as a lender, for a DMA write that reads its payload from them ({@code DmaRequest#lentBy}):
+     * they stay unchanged until every TLP that took a slice has been applied, even once the frame is released.
+     */
+    public dev.rdmasim.adapter.pcie.ByteLender lender() {
+        return bytes;
+    }
+
+    /** Gives the buffer fresh bytes if TLPs still read its current ones; on recycling. */
+    void keepLentBytes() {
+        if (bytes.loans > 0) {
+            bytes.orphaned = true;
+            bytes = pool.takeSpareBytes();
+        }
     }
 
     /** The request this frame belongs to, and its record's generation when the frame was built. */
@@ -57,7 +112,7 @@ public final class Frame {
      * must do it through {@link #length(int)} (which ends the frame's ICRC seal) or build it again.
      */
     public byte[] data() {
-        return data;
+        return bytes.data;
     }
 
     /** True while the frame holds exactly what its writer built (see {@link RoceWriter#write(Frame, byte[], int, int)}). */

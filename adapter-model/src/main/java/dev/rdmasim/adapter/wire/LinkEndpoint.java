@@ -148,12 +148,47 @@ public final class LinkEndpoint extends Module {
     }
 
     void recycle(Frame f) {
+        f.keepLentBytes();
         f.state = Frame.FREE;
         free[freeCount++] = f;
         levelChanged();
         if (senderWaiting && bufferRetry != null && !bufferRetryEvent.scheduled()) {
             bufferRetryEvent.scheduleIn(0);
         }
+    }
+
+    /**
+     * Arrays of frame bytes not in any buffer: given back by DMA writes that read them after their buffer was
+     * recycled, and taken by buffers recycled while theirs are still read. Few are ever needed: as many as buffers
+     * recycled within one host write latency.
+     */
+    private Frame.Bytes[] spares = new Frame.Bytes[4];
+    private int spareCount;
+    private int extraBytes;
+
+    /**
+     * Arrays of frame bytes made beyond one per buffer, for buffers recycled while DMA writes still read their bytes
+     * (a simulation detail, not a statistic of the link).
+     */
+    public int extraByteArrays() {
+        return extraBytes;
+    }
+
+    void spareBytes(Frame.Bytes b) {
+        if (spareCount == spares.length) {
+            spares = java.util.Arrays.copyOf(spares, spareCount * 2);
+        }
+        spares[spareCount++] = b;
+    }
+
+    Frame.Bytes takeSpareBytes() {
+        if (spareCount == 0) {
+            extraBytes++;
+            return new Frame.Bytes(this); // only while the first writes are in flight: the spares then suffice
+        }
+        Frame.Bytes b = spares[--spareCount];
+        spares[spareCount] = null;
+        return b;
     }
 
     private void fireBufferRetry() {
@@ -177,6 +212,7 @@ public final class LinkEndpoint extends Module {
         senderWaiting = false;
         freeCount = 0;
         for (int i = poolSize - 1; i >= 0; i--) {
+            all[i].keepLentBytes();
             all[i].state = Frame.FREE;
             free[freeCount++] = all[i];
         }

@@ -314,6 +314,37 @@ class EndToEndTest {
     }
 
     /**
+     * The payload writer lends a received frame's bytes to the TLPs of its DMA writes, which read them only when host
+     * memory takes them; the frame buffer goes back to the sender as soon as the last TLP has left, long before that
+     * when host writes take 10 us. Buffers reused for new frames while earlier TLPs still read their old bytes must
+     * leave those bytes alone: every WRITE, of sizes from one byte to many packets, lands byte for byte, and spare
+     * byte arrays were needed (the case happened).
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void writesLandWhileTheirFrameBuffersAreReusedBeforeHostMemoryTakesThem(long seed) {
+        Simulator sim = new Simulator(seed);
+        Profile slow = Profile.defaults().withOverrides(List.of("pcie.hostWriteLatency=10us"));
+        TestHost[] p = TestHost.pair(sim, slow, 4 << 20, ALL);
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int n = 60;
+        int[] lens = new int[n];
+        for (int i = 0; i < n; i++) {
+            lens[i] = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(60_000) : 1 + rnd.nextInt(3000);
+            p[0].mem.write(p[0].buf + i * 65536L, pattern(seed * 1000 + i, lens[i]), 0, lens[i]);
+            p[0].post(WqeOpcode.RDMA_WRITE, p[1].buf + i * 65536L, p[1].key, p[0].buf + i * 65536L, lens[i], false,
+                    true);
+        }
+        sim.runUntil(20_000_000_000L);
+        assertThat(drain(p[0])).hasSize(n);
+        for (int i = 0; i < n; i++) {
+            assertThat(p[1].mem.equalsRange(p[1].buf + i * 65536L, pattern(seed * 1000 + i, lens[i]), 0, lens[i]))
+                    .as("WRITE %d of %d B", i, lens[i]).isTrue();
+        }
+        assertThat(TestHost.lastLink.a().extraByteArrays()).isPositive();
+    }
+
+    /**
      * Transmit slots stay occupied until their frame starts on the wire and are freed lazily: untraced, a release
      * event exists only while the pump waits for a slot; traced, one runs at every release. With one to three slots
      * the pump waits often. Multi-packet writes of random sizes must land byte for byte and complete in order, never
