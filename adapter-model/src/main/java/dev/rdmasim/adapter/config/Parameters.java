@@ -267,9 +267,10 @@ public final class Parameters {
                     + " core's caches, so the read misses to the last-level cache (DDIO) or memory")
             .src(FITTED + "; a last-level-cache hit on a line the adapter wrote with DDIO (Xeon)"));
     public static final Parameter<Boolean> HOST_EVENT_PER_POLL = add(bool("host.eventPerPoll", "false")
-            .doc("Simulate every empty poll of a benchmark thread spinning on host memory (write_lat's last byte) as an"
-                    + " event of its own: the reference path, with the same results as the default (which lets such a"
-                    + " thread sleep until a device write to the byte lands, then resume at its next poll), only slower")
+            .doc("Simulate every empty poll of a perf benchmark thread spinning on host memory (write_lat's last byte, an"
+                    + " empty CQ) as an event of its own: the reference path, with the same results as the default (which"
+                    + " lets such a thread sleep until the adapter writes the byte or a CQE lands, then resume at its next"
+                    + " poll and charge the polls it skipped), only slower")
             .src(MODEL + ": a simulation switch, not hardware"));
     public static final Parameter<Long> HOST_CPU_CLOCK = add(frequency("host.cpuClock", "2.5GHz").range("100MHz", "10GHz")
             .doc("Host CPU clock, for reports in cycles").src(MODEL + ": Xeon-class server"));
