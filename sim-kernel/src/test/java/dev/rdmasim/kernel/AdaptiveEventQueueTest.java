@@ -102,6 +102,42 @@ class AdaptiveEventQueueTest {
         assertThat(q.inRing()).isTrue();
     }
 
+    @Test
+    void aRingEmptiedByPollsPeeksAndPollsNothing() {
+        AdaptiveEventQueue q = new AdaptiveEventQueue();
+        Simulator sim = new Simulator(1, q);
+        List<String> log = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            at(sim, log, "e" + i, 5L * i);
+        }
+        sim.run();
+        assertThat(log).hasSize(3);
+        // The ring still holds references to the events it gave out; none may come back.
+        assertThat(q.size()).isZero();
+        assertThat(q.peek()).isNull();
+        assertThat(q.poll()).isNull();
+    }
+
+    @Test
+    void clearingTheCalendarUnschedulesEverythingAndTheRingTakesOver() {
+        AdaptiveEventQueue q = new AdaptiveEventQueue();
+        Simulator sim = new Simulator(1, q);
+        List<String> log = new ArrayList<>();
+        List<Event> events = new ArrayList<>();
+        for (int i = 0; i <= AdaptiveEventQueue.SMALL_MAX; i++) {
+            events.add(at(sim, log, "e" + i, 3L * i));
+        }
+        assertThat(q.inRing()).isFalse();
+        q.clear();
+        assertThat(q.size()).isZero();
+        assertThat(q.peek()).isNull();
+        assertThat(q.inRing()).isTrue();
+        assertThat(events).noneMatch(Event::scheduled);
+        at(sim, log, "after", 1_000);
+        sim.run();
+        assertThat(log).containsExactly("1000:after");
+    }
+
     static Stream<Long> seeds() {
         return LongStream.rangeClosed(1, 16).boxed();
     }
