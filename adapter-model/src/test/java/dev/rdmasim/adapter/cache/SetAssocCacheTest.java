@@ -69,17 +69,26 @@ class SetAssocCacheTest {
         SplittableRandom rnd = new SplittableRandom(seed);
         for (int i = 0; i < 5000; i++) {
             long key = rnd.nextInt(rnd.nextBoolean() ? 12 : 40);
-            boolean refHit = lru.remove(key);
-            lru.add(key);
-            if (lru.size() > n) {
-                lru.remove(0);
-            }
-            int r = c.lookup(key);
-            assertThat(r >= 0).as("access %d key %d", i, key).isEqualTo(refHit);
-            if (r < 0) {
-                c.fill(SetAssocCache.missSlot(r));
-            }
+            access(c, lru, n, key, i);
         }
+    }
+
+    /**
+     * One lookup of {@code key} in {@code c} and in the reference list of the {@code n} most recently used keys: hit
+     * in both or miss in both (a miss is filled); the slot of a hit.
+     */
+    private static int access(SetAssocCache c, List<Long> lru, int n, long key, int i) {
+        boolean refHit = lru.remove(key);
+        lru.add(key);
+        if (lru.size() > n) {
+            lru.remove(0);
+        }
+        int r = c.lookup(key);
+        assertThat(r >= 0).as("access %d key %d", i, key).isEqualTo(refHit);
+        if (r < 0) {
+            c.fill(SetAssocCache.missSlot(r));
+        }
+        return r;
     }
 
     /**
@@ -105,16 +114,8 @@ class SetAssocCacheTest {
                 assertThat(c.contains(key)).isFalse();
                 continue;
             }
-            boolean refHit = lru.remove(key);
-            lru.add(key);
-            if (lru.size() > n) {
-                lru.remove(0);
-            }
-            int r = c.lookup(key);
-            assertThat(r >= 0).as("access %d key %d", i, key).isEqualTo(refHit);
-            if (r < 0) {
-                c.fill(SetAssocCache.missSlot(r));
-            } else {
+            int r = access(c, lru, n, key, i);
+            if (r >= 0) {
                 assertThat(c.keyAt(r)).isEqualTo(key);
                 assertThat(c.lookupQuiet(key)).isEqualTo(r);
             }

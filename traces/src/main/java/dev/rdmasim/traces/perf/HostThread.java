@@ -36,6 +36,21 @@ final class HostThread {
         void skipped(long n);
     }
 
+    /** Empty turns that each cost {@code costPs} and are charged, {@code n} at a time, by {@code skipped}. */
+    static IdleTurns idleTurns(java.util.function.LongSupplier costPs, java.util.function.LongConsumer skipped) {
+        return new IdleTurns() {
+            @Override
+            public long costPs() {
+                return costPs.getAsLong();
+            }
+
+            @Override
+            public void skipped(long n) {
+                skipped.accept(n);
+            }
+        };
+    }
+
     /** An empty turn that charges and counts nothing (spinning on a byte of host memory). */
     static final IdleTurns FREE = new IdleTurns() {
         @Override
@@ -137,11 +152,6 @@ final class HostThread {
     /** When this thread's next instruction runs: now, or when the core finishes the work queued on it. */
     long clock() {
         return Math.max(sim.now(), cpu.freeAt());
-    }
-
-    /** Whether the thread sleeps through its empty turns now (for tests). */
-    boolean asleep() {
-        return asleep;
     }
 
     /**

@@ -140,17 +140,7 @@ final class PerfRun {
 
     /** An empty turn that made one empty poll of {@code cq}: its cost, and the same for turns slept through. */
     private static HostThread.IdleTurns emptyPolls(NdkCq cq) {
-        return new HostThread.IdleTurns() {
-            @Override
-            public long costPs() {
-                return cq.emptyPollPs();
-            }
-
-            @Override
-            public void skipped(long n) {
-                cq.skippedEmptyPolls(n);
-            }
-        };
+        return HostThread.idleTurns(cq::emptyPollPs, cq::skippedEmptyPolls);
     }
 
     /** Tells the thread its turn was an empty poll, if it may sleep through the next ones ({@code turns} not null). */
