@@ -388,17 +388,22 @@ public final class HostBridge extends Module {
         return cCount;
     }
 
+    private static void returnLent(Tlp t) {
+        if (t.lender != null) {
+            t.lender.returned();
+        }
+    }
+
     private void applyWrite(Tlp t) {
         DmaRequest owner = t.notifyOnApply ? t.owner : null;
+        // The write's bytes: its own payload, or the slice of a buffer lent to it (Tlp#writeFrom), returned once read.
+        byte[] b = t.writeFrom != null ? t.writeFrom : t.payload;
+        int o = t.writeFrom != null ? t.writeOffset : 0;
         if (cfg.isMsix(t.address)) {
             int vector = (int) ((t.address - cfg.msixBase()) >>> 2);
-            byte[] b = t.writeFrom != null ? t.writeFrom : t.payload;
-            int o = t.writeFrom != null ? t.writeOffset : 0;
             int data = (b[o] & 0xff) | (t.length > 1 ? (b[o + 1] & 0xff) << 8 : 0)
                     | (t.length > 2 ? (b[o + 2] & 0xff) << 16 : 0) | (t.length > 3 ? (b[o + 3] & 0xff) << 24 : 0);
-            if (t.lender != null) {
-                t.lender.returned();
-            }
+            returnLent(t);
             long addr = t.address;
             int len = t.length;
             pool.release(t);
@@ -411,12 +416,8 @@ public final class HostBridge extends Module {
                 writeObserver.written(addr, len);
             }
         } else {
-            if (t.writeFrom != null) {
-                memory.write(t.address, t.writeFrom, t.writeOffset, t.length);
-                t.lender.returned();
-            } else {
-                memory.write(t.address, t.payload, 0, t.length);
-            }
+            memory.write(t.address, b, o, t.length);
+            returnLent(t);
             writesApplied.inc();
             bytesApplied.add(t.length);
             long addr = t.address;
