@@ -108,7 +108,6 @@ public final class DmaEngine extends Module {
     // Tag table: tag t is free or holds one outstanding read request.
     private final DmaRequest[] tagRequest;
     private final long[] tagAddress;
-    private final int[] tagBufferOffset;
     private final int[] tagRemaining;
     private final long[] tagIssuePs;
     private final int[] freeTags;
@@ -142,7 +141,6 @@ public final class DmaEngine extends Module {
         int n = cfg.readTags();
         tagRequest = new DmaRequest[n];
         tagAddress = new long[n];
-        tagBufferOffset = new int[n];
         tagRemaining = new int[n];
         tagIssuePs = new long[n];
         freeTags = new int[n];
@@ -322,7 +320,6 @@ public final class DmaEngine extends Module {
         }
         tagRequest[tag] = r;
         tagAddress[tag] = addr;
-        tagBufferOffset[tag] = r.offset + r.issued;
         tagRemaining[tag] = len;
         long ready = Math.max(r.readyPs, now());
         tagIssuePs[tag] = ready;
@@ -404,7 +401,6 @@ public final class DmaEngine extends Module {
         }
         // The root complex put the bytes into r.buffer when it served the read (Tlp#readInto).
         tagAddress[tag] += t.length;
-        tagBufferOffset[tag] += t.length;
         int len = t.length;
         pool.release(t);
         cplds.inc();
