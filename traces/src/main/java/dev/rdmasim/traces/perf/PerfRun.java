@@ -9,7 +9,6 @@ import static dev.rdmasim.ndk.NtStatus.STATUS_SUCCESS;
 import dev.rdmasim.adapter.config.Parameters;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.kernel.Simulator;
-import dev.rdmasim.ndk.NdkCq;
 import dev.rdmasim.ndk.NdkResult;
 import dev.rdmasim.ndk.NtStatus;
 import dev.rdmasim.traces.Topology;
@@ -48,11 +47,6 @@ final class PerfRun {
     private final Topology topology;
     /** {@code host.eventPerPoll}: every empty poll is an event (the reference), no thread sleeps. */
     private final boolean eventPerPoll;
-    /** Per thread of each side: what an empty poll of its initiator and receive CQ costs (null: it never sleeps). */
-    private final HostThread.IdleTurns[] clientInitiatorIdle;
-    private final HostThread.IdleTurns[] clientReceiveIdle;
-    private final HostThread.IdleTurns[] serverInitiatorIdle;
-    private final HostThread.IdleTurns[] serverReceiveIdle;
 
     PerfRun(PerfOptions options, TraceRecorder recorder) {
         this.o = options;
@@ -90,13 +84,9 @@ final class PerfRun {
         serverThreads = threads(topo, 1, server.threads(), "perfServer", pollPs, client.threads());
         clientThread = clientThreads[0];
         serverThread = serverThreads[0];
-        clientInitiatorIdle = new HostThread.IdleTurns[clientThreads.length];
-        clientReceiveIdle = new HostThread.IdleTurns[clientThreads.length];
-        serverInitiatorIdle = new HostThread.IdleTurns[serverThreads.length];
-        serverReceiveIdle = new HostThread.IdleTurns[serverThreads.length];
         if (!eventPerPoll) {
-            watchCqs(client, clientThreads, clientInitiatorIdle, clientReceiveIdle);
-            watchCqs(server, serverThreads, serverInitiatorIdle, serverReceiveIdle);
+            client.sleepOnCqs(clientThreads);
+            server.sleepOnCqs(serverThreads);
         }
         if (test == PerfTest.SEND_BW) {
             // The server keeps its receives posted for the whole run, reposting each one as it completes.
@@ -115,32 +105,6 @@ final class PerfRun {
                     eventPerPoll);
         }
         return t;
-    }
-
-    /**
-     * A thread spinning on its CQs sleeps through empty polls: a CQE landing in either of thread t's CQs wakes it
-     * (a wake for the CQ it is not polling only makes it look again, as it would have). Not while the run is recorded:
-     * the trace holds every poll call.
-     */
-    private static void watchCqs(PerfSide side, HostThread[] threads, HostThread.IdleTurns[] initiator,
-            HostThread.IdleTurns[] receive) {
-        for (int t = 0; t < threads.length; t++) {
-            NdkCq icq = side.initiatorCq(t);
-            NdkCq rcq = side.receiveCq(t);
-            if (icq.recorded() || rcq.recorded()) {
-                continue;
-            }
-            HostThread th = threads[t];
-            icq.setLandedListener(th::wake);
-            rcq.setLandedListener(th::wake);
-            initiator[t] = emptyPolls(icq);
-            receive[t] = emptyPolls(rcq);
-        }
-    }
-
-    /** An empty turn that made one empty poll of {@code cq}: its cost, and the same for turns slept through. */
-    private static HostThread.IdleTurns emptyPolls(NdkCq cq) {
-        return HostThread.idleTurns(cq::emptyPollPs, cq::skippedEmptyPolls);
     }
 
     /** Tells the thread its turn was an empty poll, if it may sleep through the next ones ({@code turns} not null). */
@@ -334,7 +298,7 @@ final class PerfRun {
                 }
             } else if (!refused && totalPosted == postedBefore) {
                 // Nothing posted (every QP at its depth) and nothing polled: until a CQE lands it stays so.
-                idle(thread, clientInitiatorIdle[t]);
+                idle(thread, client.initiatorIdle(t));
             }
         }
         boolean left = false;
@@ -379,7 +343,7 @@ final class PerfRun {
     private void serverReceiveTurn(int t) {
         int got = server.receiveCq(t).getCqResults(serverResults, POLL_BATCH);
         if (got == 0 && !server.owesReposts(t)) {
-            idle(serverThreads[t], serverReceiveIdle[t]);
+            idle(serverThreads[t], server.receiveIdle(t));
             return;
         }
         for (int i = 0; i < got; i++) {
@@ -514,7 +478,7 @@ final class PerfRun {
                 }
                 case WAIT_INITIATOR -> {
                     if (p.side.initiatorCq().getCqResults(p.results, 1) == 0) {
-                        idle(p.thread, p.side == client ? clientInitiatorIdle[0] : serverInitiatorIdle[0]);
+                        idle(p.thread, p.side.initiatorIdle(0));
                         return;
                     }
                     p.side.check(p.results[0], test.label() + " " + p.side.name());
@@ -526,7 +490,7 @@ final class PerfRun {
                         if (test == PerfTest.WRITE_LAT) {
                             p.thread.idle(HostThread.FREE); // an empty look at the flag: only the peer's WRITE changes it
                         } else {
-                            idle(p.thread, p.side == client ? clientReceiveIdle[0] : serverReceiveIdle[0]);
+                            idle(p.thread, p.side.receiveIdle(0));
                         }
                         return;
                     }

@@ -56,6 +56,12 @@ final class PerfSide {
     private final int threads;
     private final NdkCq[] initiatorCqs;
     private final NdkCq[] receiveCqs;
+    /**
+     * Per thread: what one empty poll of its initiator and receive CQ costs, for the thread to sleep through the next
+     * ones ({@link #sleepOnCqs}); null while it never sleeps.
+     */
+    private final HostThread.IdleTurns[] initiatorIdle;
+    private final HostThread.IdleTurns[] receiveIdle;
     private final NdkQp[] qps;
     private final NdkMr[] mrs;
     private final long[] buffers;
@@ -94,6 +100,8 @@ final class PerfSide {
             }
         }
         owedTotal = new int[threads];
+        initiatorIdle = new HostThread.IdleTurns[threads];
+        receiveIdle = new HostThread.IdleTurns[threads];
         NdkPd pd = create("NdkCreatePd", c -> adapter.createPd(c, null, new Out<>()));
         qps = new NdkQp[qpCount];
         mrs = new NdkMr[qpCount];
@@ -142,6 +150,35 @@ final class PerfSide {
     /** Thread {@code t}'s receive CQ. */
     NdkCq receiveCq(int t) {
         return receiveCqs[t];
+    }
+
+    /**
+     * Thread t of {@code threads} (this side's, one per core in use) sleeps through empty polls of its CQs: a CQE landing
+     * in either wakes it (a wake for the CQ it is not polling only makes it look again, as it would have). Not while the
+     * run is recorded: the trace holds every poll call.
+     */
+    void sleepOnCqs(HostThread[] threads) {
+        for (int t = 0; t < threads.length; t++) {
+            NdkCq icq = initiatorCqs[t];
+            NdkCq rcq = receiveCqs[t];
+            if (icq.recorded() || rcq.recorded()) {
+                continue;
+            }
+            icq.setLandedListener(threads[t]::wake);
+            rcq.setLandedListener(threads[t]::wake);
+            initiatorIdle[t] = HostThread.idleTurns(icq::emptyPollPs, icq::skippedEmptyPolls);
+            receiveIdle[t] = HostThread.idleTurns(rcq::emptyPollPs, rcq::skippedEmptyPolls);
+        }
+    }
+
+    /** What an empty poll of thread t's initiator CQ costs, or null if the thread does not sleep on it. */
+    HostThread.IdleTurns initiatorIdle(int t) {
+        return initiatorIdle[t];
+    }
+
+    /** What an empty poll of thread t's receive CQ costs, or null if the thread does not sleep on it. */
+    HostThread.IdleTurns receiveIdle(int t) {
+        return receiveIdle[t];
     }
 
     /** The first thread's initiator CQ (latency tests have one QP, one thread). */
