@@ -124,9 +124,7 @@ public final class AdaptiveEventQueue implements EventQueue {
     /** The ring is full: its events, in order, go to the calendar. */
     private void toCalendar() {
         for (int i = 0; i < count; i++) {
-            Event e = ring[(head + i) & MASK];
-            e.slot = -1;
-            calendar.add(e);
+            calendar.add(ring[(head + i) & MASK]); // which sets each event's slot
         }
         count = 0;
         head = 0;
