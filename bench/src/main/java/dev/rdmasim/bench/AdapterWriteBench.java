@@ -50,9 +50,9 @@ public class AdapterWriteBench {
     @Param("false")
     public boolean inline;
 
-    /** Event queue: {@code calendar} (the default) or {@code heapD}. */
-    @Param("calendar")
-    public String queue = "calendar";
+    /** Event queue: {@code adaptive} (the simulator's default, so the default here), {@code calendar} or {@code heapD}. */
+    @Param("adaptive")
+    public String queue = "adaptive";
 
     private Simulator sim;
     private WriteStream stream;

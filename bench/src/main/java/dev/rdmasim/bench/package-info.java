@@ -5,5 +5,6 @@
  * {@code AdapterWriteBench} runs the whole adapter pair and {@code WriteFloorBench} only the byte work a WRITE
  * cannot avoid; {@code RoceCodecBench} the frame codec. {@code dev.rdmasim.adapter.pcie.LinkBench}, in the link's
  * own package to reach its package-private interface, runs one direction of the PCIe link alone.
+ * {@code WindowBarrierBench} prices the synchronisation a simulation split over two threads would pay per window.
  */
 package dev.rdmasim.bench;
