@@ -3,6 +3,7 @@ package dev.rdmasim.bench;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.driver.HostPair;
 import dev.rdmasim.driver.WriteStream;
+import dev.rdmasim.kernel.EventCost;
 import dev.rdmasim.kernel.Simulator;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,6 +17,10 @@ import java.util.List;
  *
  * <p>With a size and depth it measures large messages too, and then also reports the slowdown: the benchmark
  * thread's CPU time over the simulated time it covered ({@code 1048576 16}: 1 MiB WRITEs, 16 outstanding).
+ *
+ * <p>With {@code -Drdmasim.eventCosts=true} it also times every event's action over the measured slices
+ * ({@link Simulator#timeEvents}) and prints, by event name, how many run per WRITE and the host time they take: where
+ * each WRITE's microseconds go. The timing itself slows the run, so the rates printed beside it are not figures.
  *
  * <pre>java -XX:+UseParallelGC -cp bench/target/benchmarks.jar dev.rdmasim.bench.AdapterSpeed [seconds] [batch] [signalEvery] [inline] [bytes] [depth]</pre>
  */
@@ -48,7 +53,12 @@ public final class AdapterSpeed {
         long measuredSimPs = 0;
         long measuredCpuNs = 0;
         int slices = Math.max(WARMUP_SLICES + 1, seconds * 4);
+        boolean eventCosts = Boolean.getBoolean("rdmasim.eventCosts");
         for (int i = 0; i < slices; i++) {
+            if (eventCosts && i == WARMUP_SLICES) {
+                sim.timeEvents(true);
+                sim.resetEventCosts();
+            }
             long writes0 = stream.completed();
             long events0 = sim.eventsExecuted();
             long sim0 = sim.now();
@@ -81,5 +91,24 @@ public final class AdapterSpeed {
         System.out.printf("%d B WRITEs, depth %d: simulated time per WRITE %.1f ns, events per KiB %.1f, slowdown (thread"
                 + " CPU / simulated time) %.1fx%n", bytes, depth, measuredSimPs / 1000.0 / measuredWrites,
                 measuredEvents * 1024.0 / ((double) measuredWrites * bytes), measuredCpuNs * 1000.0 / measuredSimPs);
+        if (eventCosts) {
+            printEventCosts(sim, measuredWrites);
+        }
+    }
+
+    private static void printEventCosts(Simulator sim, long writes) {
+        System.out.printf("%nby event, per WRITE (host time inside each event's action, two clock reads included):%n");
+        System.out.printf("%-40s %10s %12s %10s%n", "event", "per WRITE", "ns per WRITE", "ns each");
+        long events = 0;
+        long ns = 0;
+        for (EventCost c : sim.eventCosts()) {
+            events += c.count();
+            ns += c.hostNs();
+            if (c.count() * 1000 >= writes) { // at least one in a thousand WRITEs
+                System.out.printf("%-40s %10.3f %12.0f %10.0f%n", c.name(), (double) c.count() / writes,
+                        (double) c.hostNs() / writes, c.nsEach());
+            }
+        }
+        System.out.printf("%-40s %10.3f %12.0f%n", "all events", (double) events / writes, (double) ns / writes);
     }
 }

@@ -29,6 +29,9 @@ public final class Event {
     Event next;
     /** Last event of the bucket this event heads; owned by {@link CalendarEventQueue}. */
     Event tail;
+    /** Times this event ran, and the host nanoseconds its action took, while the simulator timed events. */
+    long timedCount;
+    long timedNs;
 
     Event(Simulator sim, String name, int priority, Runnable action) {
         this.sim = Objects.requireNonNull(sim, "sim");

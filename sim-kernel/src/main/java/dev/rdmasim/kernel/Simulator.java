@@ -5,8 +5,11 @@ import dev.rdmasim.kernel.stats.StatsRegistry;
 import dev.rdmasim.kernel.stats.TimeSource;
 import dev.rdmasim.kernel.wave.VcdWriter;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -32,6 +35,10 @@ public final class Simulator implements TimeSource {
     private long lastEventPs;
     private boolean stopRequested;
     private final List<DeferredWork> deferred = new ArrayList<>();
+    /** The events that ran while timed since the last {@link #resetEventCosts}, in the order they first ran. */
+    private final List<Event> timed = new ArrayList<>();
+    /** Whether the run loops time each event's action ({@link #timeEvents}). */
+    private boolean timing;
 
     public Simulator() {
         this(1L);
@@ -51,12 +58,48 @@ public final class Simulator implements TimeSource {
 
     /** Creates a reusable event with the default priority. */
     public Event event(String name, Runnable action) {
-        return new Event(this, name, Event.DEFAULT_PRIORITY, action);
+        return event(name, Event.DEFAULT_PRIORITY, action);
     }
 
     /** Creates a reusable event; among events at the same time a lower priority runs first. */
     public Event event(String name, int priority, Runnable action) {
         return new Event(this, name, priority, action);
+    }
+
+    /**
+     * With {@code on}, the run loops count each event and time its action on the host's clock, for
+     * {@link #eventCosts}: where a model's host time goes, event by event. The timing costs two clock reads per
+     * event, so it is for measurements, not for figures of speed. Simulated behaviour is the same either way.
+     */
+    public void timeEvents(boolean on) {
+        timing = on;
+    }
+
+    /** Forgets the counts and times {@link #timeEvents} gathered so far. */
+    public void resetEventCosts() {
+        for (Event e : timed) {
+            e.timedCount = 0;
+            e.timedNs = 0;
+        }
+        timed.clear();
+    }
+
+    /**
+     * What the events timed since the last {@link #resetEventCosts} cost, by event name (events that share a name
+     * are added up), most host time first and then by name. Events that did not run are left out.
+     */
+    public List<EventCost> eventCosts() {
+        Map<String, long[]> byName = new HashMap<>();
+        for (Event e : timed) {
+            long[] v = byName.computeIfAbsent(e.name(), k -> new long[2]);
+            v[0] += e.timedCount;
+            v[1] += e.timedNs;
+        }
+        List<EventCost> costs = new ArrayList<>();
+        byName.forEach((name, v) -> costs.add(new EventCost(name, v[0], v[1])));
+        costs.sort(Comparator.comparingLong(EventCost::hostNs).reversed()
+                .thenComparing(EventCost::name));
+        return costs;
     }
 
     /** Current simulated time in picoseconds. */
@@ -168,6 +211,9 @@ public final class Simulator implements TimeSource {
      * empties (once deferred work is settled: see {@link #addDeferredWork}) or {@link #stop()} is called.
      */
     public long run(long maxEvents) {
+        if (timing) {
+            return runTimed(maxEvents);
+        }
         stopRequested = false;
         long n = 0;
         final EventQueue q = queue;
@@ -187,6 +233,42 @@ public final class Simulator implements TimeSource {
         }
         executed += n;
         return n;
+    }
+
+    /** {@link #run(long)} with each event counted and timed: a copy of its loop, so that loop pays nothing. */
+    private long runTimed(long maxEvents) {
+        stopRequested = false;
+        long n = 0;
+        final EventQueue q = queue;
+        while (n < maxEvents && !stopRequested) {
+            Event e = q.poll();
+            if (e == null) {
+                if (settleDeferred()) {
+                    continue;
+                }
+                break;
+            }
+            now = e.time;
+            n++;
+            lastEvent = e;
+            lastEventPs = now;
+            fireTimed(e);
+        }
+        executed += n;
+        return n;
+    }
+
+    private void fireTimed(Event e) {
+        if (e.timedCount == 0) {
+            timed.add(e); // only events that run while timed are remembered, however many a model makes
+        }
+        long t0 = System.nanoTime();
+        try {
+            e.fire();
+        } finally {
+            e.timedNs += System.nanoTime() - t0;
+            e.timedCount++;
+        }
     }
 
     /**
@@ -210,7 +292,11 @@ public final class Simulator implements TimeSource {
             executed++;
             lastEvent = e;
             lastEventPs = now;
-            e.fire();
+            if (timing) {
+                fireTimed(e);
+            } else {
+                e.fire();
+            }
         }
         return false;
     }
