@@ -76,6 +76,42 @@ class EventCostTest {
         assertThat(sim.eventCosts()).singleElement().extracting(EventCost::count).isEqualTo(1L);
     }
 
+    @Test
+    void timedRunsStopAfterMaxEventsAndSettleDeferredWork() {
+        Simulator sim = new Simulator();
+        sim.timeEvents(true);
+        Event[] e = new Event[3];
+        for (int i = 0; i < e.length; i++) {
+            e[i] = sim.event("e", () -> { });
+            e[i].schedule(10 * (i + 1));
+        }
+        long[] settledAt = {-1};
+        sim.addDeferredWork(new DeferredWork() {
+            @Override
+            public long deferredUntilPs() {
+                return settledAt[0] < 0 ? 500 : NONE;
+            }
+
+            @Override
+            public void settle() {
+                settledAt[0] = sim.now();
+                e[0].schedule(sim.now()); // work the settling makes: the run goes on to it
+            }
+        });
+        assertThat(sim.run(2)).isEqualTo(2);
+        assertThat(sim.now()).isEqualTo(20);
+        assertThat(e[2].scheduled()).isTrue();
+        assertThat(sim.run(10)).as("the last event, then the one the settling scheduled").isEqualTo(2);
+        assertThat(settledAt[0]).as("settled where it was due, as an untimed run does").isEqualTo(500);
+        assertThat(sim.eventCosts()).singleElement().extracting(EventCost::count).isEqualTo(4L);
+    }
+
+    @Test
+    void nsEachIsTheAverage() {
+        assertThat(new EventCost("x", 4, 10).nsEach()).isEqualTo(2.5);
+        assertThat(new EventCost("x", 0, 0).nsEach()).isZero();
+    }
+
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3, 4, 5, 6})
     void timedRunsFireTheSameEventsInTheSameOrder(long seed) {

@@ -257,4 +257,18 @@ class SimulatorTest {
         assertThat(sim.nextEventTime()).isEqualTo(Long.MAX_VALUE);
         assertThat(sim.pendingEvents()).isZero();
     }
+
+    @Test
+    void wouldHaveRunAtComparesWithTheEventThatRanLastAtThisInstant() {
+        Simulator sim = new Simulator();
+        assertThat(sim.wouldHaveRunAt(0)).as("nothing ran yet").isFalse();
+        Event mid = sim.event("mid", 5, () -> { });
+        mid.schedule(100);
+        sim.run();
+        assertThat(sim.wouldHaveRunAt(4)).as("a lower priority runs first").isTrue();
+        assertThat(sim.wouldHaveRunAt(5)).as("the same priority is not told apart").isFalse();
+        assertThat(sim.wouldHaveRunAt(6)).isFalse();
+        sim.runUntil(200);
+        assertThat(sim.wouldHaveRunAt(4)).as("the last event ran at an earlier instant").isFalse();
+    }
 }
