@@ -58,7 +58,7 @@ public final class Simulator implements TimeSource {
 
     /** Creates a reusable event with the default priority. */
     public Event event(String name, Runnable action) {
-        return event(name, Event.DEFAULT_PRIORITY, action);
+        return new Event(this, name, Event.DEFAULT_PRIORITY, action);
     }
 
     /** Creates a reusable event; among events at the same time a lower priority runs first. */
@@ -211,9 +211,6 @@ public final class Simulator implements TimeSource {
      * empties (once deferred work is settled: see {@link #addDeferredWork}) or {@link #stop()} is called.
      */
     public long run(long maxEvents) {
-        if (timing) {
-            return runTimed(maxEvents);
-        }
         stopRequested = false;
         long n = 0;
         final EventQueue q = queue;
@@ -229,30 +226,11 @@ public final class Simulator implements TimeSource {
             n++;
             lastEvent = e;
             lastEventPs = now;
-            e.fire();
-        }
-        executed += n;
-        return n;
-    }
-
-    /** {@link #run(long)} with each event counted and timed: a copy of its loop, so that loop pays nothing. */
-    private long runTimed(long maxEvents) {
-        stopRequested = false;
-        long n = 0;
-        final EventQueue q = queue;
-        while (n < maxEvents && !stopRequested) {
-            Event e = q.poll();
-            if (e == null) {
-                if (settleDeferred()) {
-                    continue;
-                }
-                break;
+            if (timing) {
+                fireTimed(e);
+            } else {
+                e.fire();
             }
-            now = e.time;
-            n++;
-            lastEvent = e;
-            lastEventPs = now;
-            fireTimed(e);
         }
         executed += n;
         return n;
