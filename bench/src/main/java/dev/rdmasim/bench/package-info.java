@@ -6,5 +6,7 @@
  * cannot avoid; {@code RoceCodecBench} the frame codec. {@code dev.rdmasim.adapter.pcie.LinkBench}, in the link's
  * own package to reach its package-private interface, runs one direction of the PCIe link alone.
  * {@code WindowBarrierBench} prices the synchronisation a simulation split over two threads would pay per window.
+ * Not JMH: {@code AdapterSpeed} times the adapter pair in quarter-second slices (and each event's cost by name), and
+ * {@code CountedWrites} runs a fixed number of WRITEs for counting instructions under cachegrind.
  */
 package dev.rdmasim.bench;
