@@ -64,8 +64,8 @@ final class HelpTexts {
         return plainArgs(args);
     }
 
-    /** Any picocli.* system property (width, colours, tracing): the text might differ from the rendered one. */
-    private static boolean picocliSettings() {
+    /** Any picocli.* system property (width, colours, tracing, parser settings): picocli might answer otherwise. */
+    static boolean picocliSettings() {
         for (Object key : System.getProperties().keySet()) {
             if (key instanceof String s && s.startsWith("picocli.")) {
                 return true;

@@ -42,6 +42,10 @@ public final class Main implements Runnable {
         if (HelpTexts.print(args)) {
             return 0;
         }
+        Integer perf = PerfCommandLine.run(args);
+        if (perf != null) {
+            return perf;
+        }
         return viaPicocli(args);
     }
 

@@ -39,8 +39,17 @@ import picocli.CommandLine.Parameters;
 final class PerfCommand implements Callable<Integer> {
     private static final String LINE = "-".repeat(95);
 
+    /** Set by picocli; null when {@link PerfCommandLine} read the command line instead. */
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /**
+     * What {@link PerfCommandLine} read without picocli: the perftest flags given ({@link #flagValues} order and
+     * form) and where output goes; all null under picocli, which holds them in {@link #spec}.
+     */
+    Map<String, String> flags;
+    PrintWriter out;
+    PrintWriter err;
 
     @Parameters(index = "0", paramLabel = "TEST",
             description = {"send_bw, write_bw, read_bw, send_lat, write_lat or read_lat; or pcie_read or pcie_write:"
@@ -85,7 +94,7 @@ final class PerfCommand implements Callable<Integer> {
         if (record != null) {
             OutputPaths.file("--record", record);
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         if (!json) {
             printHeader(out, options);
         }
@@ -104,7 +113,7 @@ final class PerfCommand implements Callable<Integer> {
             }, record, window::start, window::end);
         } catch (PerfFailure e) {
             out.flush();
-            spec.commandLine().getErr().println("rdmasim: perf " + options.test().label() + " failed: " + e.getMessage());
+            err().println("rdmasim: perf " + options.test().label() + " failed: " + e.getMessage());
             return 1;
         }
         if (!json) {
@@ -143,7 +152,10 @@ final class PerfCommand implements Callable<Integer> {
     }
 
     /** The perftest flags given, by short name ({@code -a} as "true"), in {@link PerfArgs#flags()} order. */
-    private Map<String, String> flagValues() {
+    Map<String, String> flagValues() {
+        if (flags != null) {
+            return flags;
+        }
         CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
         Map<String, String> values = new LinkedHashMap<>();
         for (PerfArgs.Flag f : PerfArgs.flags()) {
@@ -152,6 +164,14 @@ final class PerfCommand implements Callable<Integer> {
             }
         }
         return values;
+    }
+
+    private PrintWriter out() {
+        return spec != null ? spec.commandLine().getOut() : out;
+    }
+
+    private PrintWriter err() {
+        return spec != null ? spec.commandLine().getErr() : err;
     }
 
     /**
@@ -243,6 +263,9 @@ final class PerfCommand implements Callable<Integer> {
 
     /** pcie_read / pcie_write: the DMA benchmark, with the flags it shares with the others. */
     private int pcie() {
+        if (spec == null) {
+            throw new IllegalStateException("pcie tests are read by picocli (PerfCommandLine leaves them to it)");
+        }
         for (String flag : new String[] {"-t", "-r", "-I", "-q", "-l", "-Q", "-m"}) {
             if (spec.commandLine().getParseResult().hasMatchedOption(flag)) {
                 throw new UserError(flag + " does not apply to " + test);

@@ -7,6 +7,11 @@ import java.nio.charset.StandardCharsets;
 /** Runs {@link Main#execute} with stdout and stderr captured, for the command tests. */
 record Cli(int code, String out, String err) {
     static Cli run(String... args) {
+        return capture(() -> Main.execute(args));
+    }
+
+    /** Runs {@code command} (which returns an exit code) with stdout and stderr captured. */
+    static Cli capture(java.util.function.IntSupplier command) {
         PrintStream savedOut = System.out;
         PrintStream savedErr = System.err;
         var stdout = new ByteArrayOutputStream();
@@ -15,7 +20,7 @@ record Cli(int code, String out, String err) {
         System.setErr(new PrintStream(stderr, true, StandardCharsets.UTF_8));
         int status;
         try {
-            status = Main.execute(args);
+            status = command.getAsInt();
         } finally {
             System.setOut(savedOut);
             System.setErr(savedErr);
