@@ -56,7 +56,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
         PrintWriter o = spec.commandLine().getOut();
         if (list) {
             for (String name : Examples.names()) {
-                o.printf(Locale.ROOT, "%-20s %s%n", name, Examples.idea(name));
+                o.printf(Locale.US, "%-20s %s%n", name, Examples.idea(name));
             }
             o.flush();
             return 0;
@@ -82,7 +82,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the example into " + out, e);
         }
-        o.printf(Locale.ROOT, "demo: the shipped example %s%n  %s%n%n", trace.getFileName(), Examples.idea(name));
+        o.printf(Locale.US, "demo: the shipped example %s%n  %s%n%n", trace.getFileName(), Examples.idea(name));
         o.flush();
         List<String> args = new ArrayList<>(List.of(trace.toString(), "--out", out.toString(), "--vcd", "--timeline",
                 "--pcap", "--profile", opts.profile, "--seed", Long.toString(opts.seed)));
@@ -123,7 +123,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     }
 
     private static void next(PrintWriter o, String what, String how) {
-        o.printf(Locale.ROOT, "  %-29s %s%n", what, how);
+        o.printf(Locale.US, "  %-29s %s%n", what, how);
     }
 
     @Command(name = "adapter",
@@ -187,18 +187,18 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                 throw new UserError(e.getMessage());
             }
             PrintWriter o = spec.commandLine().getOut();
-            o.printf(Locale.ROOT, "adapter demo: %d RDMA WRITEs of %d B from nicA to nicB, %d outstanding, profile %s%n",
+            o.printf(Locale.US, "adapter demo: %d RDMA WRITEs of %d B from nicA to nicB, %d outstanding, profile %s%n",
                     r.messages(), r.messageBytes(), depth, r.profile());
-            o.printf(Locale.ROOT, "  simulated time   %s (%d events)%n", Time.format(r.simTimePs()), r.events());
-            o.printf(Locale.ROOT, "  throughput       %.2f Gb/s of payload, %.3f M WRITEs/s%n", r.gbps(), r.mmsgs());
-            o.printf(Locale.ROOT, "  latency          doorbell to CQE: median %.0f ns, p99 %.0f ns%n", r.p50Ns(), r.p99Ns());
+            o.printf(Locale.US, "  simulated time   %s (%d events)%n", Time.format(r.simTimePs()), r.events());
+            o.printf(Locale.US, "  throughput       %.2f Gb/s of payload, %.3f M WRITEs/s%n", r.gbps(), r.mmsgs());
+            o.printf(Locale.US, "  latency          doorbell to CQE: median %.0f ns, p99 %.0f ns%n", r.p50Ns(), r.p99Ns());
             o.println("  where the time goes (mean per request):");
             for (var st : r.stages()) {
-                o.printf(Locale.ROOT, "    %-14s -> %-14s %9.1f ns%n", st.from(), st.to(), st.meanNs());
+                o.printf(Locale.US, "    %-14s -> %-14s %9.1f ns%n", st.from(), st.to(), st.meanNs());
             }
-            o.printf(Locale.ROOT, "  waveform         %s   (gtkwave %s)%n", r.vcd(), r.vcd());
-            o.printf(Locale.ROOT, "  packets          %s   (wireshark %s)%n", r.pcap(), r.pcap());
-            o.printf(Locale.ROOT, "  statistics       %s%n", r.statsJson());
+            o.printf(Locale.US, "  waveform         %s   (gtkwave %s)%n", r.vcd(), r.vcd());
+            o.printf(Locale.US, "  packets          %s   (wireshark %s)%n", r.pcap(), r.pcap());
+            o.printf(Locale.US, "  statistics       %s%n", r.statsJson());
             output.printStats(o, r.statsText());
         }
     }
@@ -239,12 +239,12 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
                 throw new UserError("--vcd-signals: " + e.getMessage());
             }
             PrintWriter o = spec.commandLine().getOut();
-            o.printf(Locale.ROOT, "kernel demo: %d tokens from a 250 MHz producer to a 1 GHz consumer%n", r.tokens());
-            o.printf(Locale.ROOT, "  simulated time   %s (%d events)%n", Time.format(r.simTimePs()), r.events());
-            o.printf(Locale.ROOT, "  throughput       %.1f Mtokens/s%n", r.throughputMtps());
-            o.printf(Locale.ROOT, "  latency          mean %.1f ns, p99 %s%n", r.meanLatencyNs(), Time.format(r.p99LatencyPs()));
-            o.printf(Locale.ROOT, "  waveform         %s   (gtkwave %s)%n", r.vcd(), r.vcd());
-            o.printf(Locale.ROOT, "  statistics       %s%n", r.statsJson());
+            o.printf(Locale.US, "kernel demo: %d tokens from a 250 MHz producer to a 1 GHz consumer%n", r.tokens());
+            o.printf(Locale.US, "  simulated time   %s (%d events)%n", Time.format(r.simTimePs()), r.events());
+            o.printf(Locale.US, "  throughput       %.1f Mtokens/s%n", r.throughputMtps());
+            o.printf(Locale.US, "  latency          mean %.1f ns, p99 %s%n", r.meanLatencyNs(), Time.format(r.p99LatencyPs()));
+            o.printf(Locale.US, "  waveform         %s   (gtkwave %s)%n", r.vcd(), r.vcd());
+            o.printf(Locale.US, "  statistics       %s%n", r.statsJson());
             output.printStats(o, r.statsText());
         }
     }

@@ -148,39 +148,39 @@ final class ExplainCommand implements Runnable {
         }
 
         void print(PrintWriter p, Path trace) {
-            p.printf(Locale.ROOT, "request %d of %s: %s on %s, ctx=%s, %d B%s (%s, profile %s)%n", r.seq(), trace, r.op(),
+            p.printf(Locale.US, "request %d of %s: %s on %s, ctx=%s, %d B%s (%s, profile %s)%n", r.seq(), trace, r.op(),
                     r.qp(), r.ctx(), r.bytes(), flagText(), "host " + me, here.name());
-            p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", "time", "+delta", "block", "stage");
+            p.printf(Locale.US, "  %-16s %-13s %-10s %s%n", "time", "+delta", "block", "stage");
             long prev = -1;
             for (Stage s : Stage.values()) {
                 long t = r.at(s);
                 String block = block(s);
                 if (t == Stage.NOT_REACHED) {
-                    p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s: %s%n", "-", "", block, name(s), skipped(s));
+                    p.printf(Locale.US, "  %-16s %-13s %-10s %s: %s%n", "-", "", block, name(s), skipped(s));
                     continue;
                 }
                 String delta = prev < 0 ? "" : "+" + ns(t - prev);
-                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s: %s%n", ns(t), delta, block, name(s),
+                p.printf(Locale.US, "  %-16s %-13s %-10s %s: %s%n", ns(t), delta, block, name(s),
                         explain(s, prev < 0 ? 0 : t - prev));
                 prev = t;
             }
             long total = r.at(Stage.POLLED) != Stage.NOT_REACHED ? r.at(Stage.POLLED) - r.at(Stage.POSTED) : -1;
             if (total >= 0) {
-                p.printf(Locale.ROOT, "  post to poll: %s%n", ns(total));
+                p.printf(Locale.US, "  post to poll: %s%n", ns(total));
             }
         }
 
         /** The receiver's side: which receive WQE the message consumed, its CQE and its poll. */
         void printReceive(PrintWriter p, Replay.RequestStages v) {
-            p.printf(Locale.ROOT, "at host %s: the message consumed receive %s on %s (posted at %s), %d B%n", other,
+            p.printf(Locale.US, "at host %s: the message consumed receive %s on %s (posted at %s), %d B%n", other,
                     v.ctx().isEmpty() ? "(no ctx)" : "ctx=" + v.ctx(), v.qp(), ns(v.at(Stage.POSTED)), v.bytes());
             long placed = v.at(Stage.REMOTE_PLACED);
             long cqe = v.at(Stage.CQE_WRITTEN);
             long polled = v.at(Stage.POLLED);
-            p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(placed), "", "nic" + other + ".rx",
+            p.printf(Locale.US, "  %-16s %-13s %-10s %s%n", ns(placed), "", "nic" + other + ".rx",
                     "placed: the last byte of the message went to PCIe into the receive's buffers");
             if (cqe != Stage.NOT_REACHED) {
-                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(cqe), "+" + ns(cqe - placed),
+                p.printf(Locale.US, "  %-16s %-13s %-10s %s%n", ns(cqe), "+" + ns(cqe - placed),
                         Stage.CQE_WRITTEN.block().name(other, me), "receive CQE written: after the payload's writes "
                         + "left, the CQE writer built it (nic.cqeCycles + nic.cqePipelineCycles = "
                         + ns(cyclesPs(NIC_CQE_CYCLES, peer) + cyclesPs(NIC_CQE_PIPELINE_CYCLES, peer))
@@ -188,12 +188,12 @@ final class ExplainCommand implements Runnable {
                         + "pcie.hostWriteLatency " + ns(peer.getLong(PCIE_HOST_WRITE_LATENCY)));
             }
             if (polled != Stage.NOT_REACHED && cqe != Stage.NOT_REACHED) {
-                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", ns(polled), "+" + ns(polled - cqe),
+                p.printf(Locale.US, "  %-16s %-13s %-10s %s%n", ns(polled), "+" + ns(polled - cqe),
                         Stage.POLLED.block().name(other, me), "polled: host " + other + "'s poll call took the "
                         + "receive completion (host.pollTime " + ns(peer.getLong(HOST_POLL_TIME)) + " per entry, plus "
                         + "host.pollMissTime " + ns(peer.getLong(HOST_POLL_MISS_TIME)) + " for the line just written)");
             } else {
-                p.printf(Locale.ROOT, "  %-16s %-13s %-10s %s%n", "-", "", Stage.POLLED.block().name(other, me),
+                p.printf(Locale.US, "  %-16s %-13s %-10s %s%n", "-", "", Stage.POLLED.block().name(other, me),
                         "polled: never polled before the replay ended");
             }
         }
@@ -210,7 +210,7 @@ final class ExplainCommand implements Runnable {
         }
 
         private static String ns(long ps) {
-            return String.format(Locale.ROOT, "%d.%03d ns", ps / 1000, ps % 1000);
+            return String.format(Locale.US, "%d.%03d ns", ps / 1000, ps % 1000);
         }
 
         private static String name(Stage s) {

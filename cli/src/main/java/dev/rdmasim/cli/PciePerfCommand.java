@@ -98,28 +98,28 @@ final class PciePerfCommand implements Runnable {
 
     private static void printTable(PrintWriter o, Profile p, PcieBench.Test t, List<PcieBench.Result> results) {
         boolean read = t == PcieBench.Test.PCIE_READ;
-        o.printf(Locale.ROOT, "%s: DMA %s of the adapter's DMA engine, profile %s (PCIe Gen%s x%s, MPS %s, MRRS %s),"
+        o.printf(Locale.US, "%s: DMA %s of the adapter's DMA engine, profile %s (PCIe Gen%s x%s, MPS %s, MRRS %s),"
                         + " window %d, sequential over a 1 MiB host buffer%n",
                 t.label(), read ? "reads" : "writes", p.name(), p.get(Parameters.PCIE_GEN.key()),
                 p.get(Parameters.PCIE_LANES.key()), p.get(Parameters.PCIE_MPS.key()), p.get(Parameters.PCIE_MRRS.key()),
                 results.get(0).window());
         if (read) {
-            o.printf(Locale.ROOT, "%8s %10s %9s %14s %11s %14s %12s%n", "bytes", "iterations", "bw_gbps",
+            o.printf(Locale.US, "%8s %10s %9s %14s %11s %14s %12s%n", "bytes", "iterations", "bw_gbps",
                     "lat_ns_median", "lat_ns_p99", "loaded_median", "sim_time");
         } else {
-            o.printf(Locale.ROOT, "%8s %10s %9s %12s%n", "bytes", "iterations", "bw_gbps", "sim_time");
+            o.printf(Locale.US, "%8s %10s %9s %12s%n", "bytes", "iterations", "bw_gbps", "sim_time");
         }
         for (PcieBench.Result r : results) {
             if (read) {
-                o.printf(Locale.ROOT, "%8d %10d %9.2f %14.1f %11.1f %14.1f %12s%n", r.bytes(), r.iterations(),
+                o.printf(Locale.US, "%8d %10d %9.2f %14.1f %11.1f %14.1f %12s%n", r.bytes(), r.iterations(),
                         r.bwGbps(), r.latNsMedian(), r.latNsP99(), r.loadedLatNsMedian(), Time.format(r.simTimePs()));
             } else {
-                o.printf(Locale.ROOT, "%8d %10d %9.2f %12s%n", r.bytes(), r.iterations(), r.bwGbps(),
+                o.printf(Locale.US, "%8d %10d %9.2f %12s%n", r.bytes(), r.iterations(), r.bwGbps(),
                         Time.format(r.simTimePs()));
             }
         }
         if (read) {
-            o.printf(Locale.ROOT, "latency: %d reads one at a time on the idle link; loaded_median: during the"
+            o.printf(Locale.US, "latency: %d reads one at a time on the idle link; loaded_median: during the"
                     + " bandwidth run%n", results.get(0).latencyIterations());
         }
         o.flush();

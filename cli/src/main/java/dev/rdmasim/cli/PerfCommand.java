@@ -198,13 +198,13 @@ final class PerfCommand implements Callable<Integer> {
     private void printHeader(PrintWriter o, PerfOptions p) {
         String profileName = p.profile().name() + (overrides.isEmpty() ? "" : " with " + String.join(", ", overrides));
         o.println(LINE);
-        o.printf(Locale.ROOT, "                    %s (rdmasim: simulated time, seed %d)%n", p.test().title(), p.seed());
-        o.printf(Locale.ROOT, " Profile         : %s%n", profileName);
-        o.printf(Locale.ROOT, " Number of qps   : %-10d Transport type : RoCEv2 RC (NDK)%n", p.qps());
-        o.printf(Locale.ROOT, " TX depth        : %-10d CQ Moderation  : %d%n", p.txDepth(), p.cqMod());
-        o.printf(Locale.ROOT, " RX depth        : %-10s Post List      : %d%n",
+        o.printf(Locale.US, "                    %s (rdmasim: simulated time, seed %d)%n", p.test().title(), p.seed());
+        o.printf(Locale.US, " Profile         : %s%n", profileName);
+        o.printf(Locale.US, " Number of qps   : %-10d Transport type : RoCEv2 RC (NDK)%n", p.qps());
+        o.printf(Locale.US, " TX depth        : %-10d CQ Moderation  : %d%n", p.txDepth(), p.cqMod());
+        o.printf(Locale.US, " RX depth        : %-10s Post List      : %d%n",
                 p.test().verb() == PerfTest.Verb.SEND ? Integer.toString(p.rxDepth()) : "-", p.postList());
-        o.printf(Locale.ROOT, " Mtu             : %-10s Max inline data: %d[B]%n", p.mtu() + "[B]", p.inlineSize());
+        o.printf(Locale.US, " Mtu             : %-10s Max inline data: %d[B]%n", p.mtu() + "[B]", p.inlineSize());
         o.println(LINE);
         if (p.test().isBandwidth()) {
             o.println(" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"
@@ -219,12 +219,12 @@ final class PerfCommand implements Callable<Integer> {
     /** One table row in perftest's column layout. */
     static String row(PerfResult r) {
         if (r instanceof BwResult b) {
-            return String.format(Locale.ROOT, " %-10d %-14d %-18.2f %-20.2f %-16.6f %-15.3f %-15.3f %.3f", b.bytes(),
+            return String.format(Locale.US, " %-10d %-14d %-18.2f %-20.2f %-16.6f %-15.3f %-15.3f %.3f", b.bytes(),
                     b.iterations(), b.bwPeakGbps(), b.bwAvgGbps(), b.msgRateMpps(), b.latP50Us(), b.latP99Us(),
                     b.latP999Us());
         }
         LatResult l = (LatResult) r;
-        return String.format(Locale.ROOT, " %-6d %-14d %-14.3f %-12.3f %-18.3f %-14.3f %-15.3f %-22.3f %.3f",
+        return String.format(Locale.US, " %-6d %-14d %-14.3f %-12.3f %-18.3f %-14.3f %-15.3f %-22.3f %.3f",
                 l.bytes(), l.iterations(), l.tMinUs(), l.tMaxUs(), l.tTypicalUs(), l.tAvgUs(), l.tStdevUs(), l.tP99Us(),
                 l.tP999Us());
     }

@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -200,12 +201,12 @@ final class ProfilesCommand implements Runnable {
             for (Map.Entry<String, List<Row>> g : groups.entrySet()) {
                 o.println();
                 o.println(groupTitle(g.getKey()) + " (" + g.getKey() + ".*)");
-                o.printf(fmt, " ", "KEY", "VALUE", "UNIT", "DESCRIPTION [SOURCE]");
+                o.printf(Locale.US, fmt, " ", "KEY", "VALUE", "UNIT", "DESCRIPTION [SOURCE]");
                 for (Row r : g.getValue()) {
                     Parameter<?> par = r.parameter();
                     String text = par.description() + " [" + par.source() + "]"
                             + (r.differs() ? " (default: " + r.defaultValue() + ")" : "");
-                    o.printf(fmt, r.differs() ? "*" : " ", par.key(), r.value(), par.unit(), text);
+                    o.printf(Locale.US, fmt, r.differs() ? "*" : " ", par.key(), r.value(), par.unit(), text);
                 }
             }
             o.flush();

@@ -102,36 +102,36 @@ final class ReplayCommand implements Runnable {
         }
         double seconds = (System.nanoTime() - wall) / 1e9;
         PrintWriter p = spec.commandLine().getOut();
-        p.printf(Locale.ROOT, "replay %s: %d calls, %d completions in %s of simulated time (%d events, %.2f s)%n",
+        p.printf(Locale.US, "replay %s: %d calls, %d completions in %s of simulated time (%d events, %.2f s)%n",
                 trace, r.calls(), r.completions(), Time.format(r.simTimePs()), r.events(), seconds);
         p.print("  by status       ");
-        r.statusCounts().forEach((name, n) -> p.printf(Locale.ROOT, " %s %d", name.replace("STATUS_", ""), n));
+        r.statusCounts().forEach((name, n) -> p.printf(Locale.US, " %s %d", name.replace("STATUS_", ""), n));
         p.println();
-        p.printf(Locale.ROOT, "  moved           %d B by initiator requests, %.2f Gb/s from the first call (at %s) to the end%n",
+        p.printf(Locale.US, "  moved           %d B by initiator requests, %.2f Gb/s from the first call (at %s) to the end%n",
                 r.bytes(), r.gbps(), Time.format(r.firstCallPs()));
         if (!Double.isNaN(r.latencyP50Ns())) {
-            p.printf(Locale.ROOT, "  latency         post to completion: median %.0f ns, p99 %.0f ns%n",
+            p.printf(Locale.US, "  latency         post to completion: median %.0f ns, p99 %.0f ns%n",
                     r.latencyP50Ns(), r.latencyP99Ns());
         }
-        p.printf(Locale.ROOT, "  completions     %s%n", r.completionsCsv());
-        p.printf(Locale.ROOT, "  summary         %s%n", r.summaryJson());
+        p.printf(Locale.US, "  completions     %s%n", r.completionsCsv());
+        p.printf(Locale.US, "  summary         %s%n", r.summaryJson());
         if (r.lifecycleCsv() != null) {
-            p.printf(Locale.ROOT, "  lifecycle       %s%n", r.lifecycleCsv());
+            p.printf(Locale.US, "  lifecycle       %s%n", r.lifecycleCsv());
         }
         if (r.notificationsCsv() != null) {
-            p.printf(Locale.ROOT, "  notifications   %s%n", r.notificationsCsv());
+            p.printf(Locale.US, "  notifications   %s%n", r.notificationsCsv());
         }
         if (r.vcd() != null) {
-            p.printf(Locale.ROOT, "  waveform        %s   (gtkwave %s)%n", r.vcd(), r.vcd());
+            p.printf(Locale.US, "  waveform        %s   (gtkwave %s)%n", r.vcd(), r.vcd());
         }
         if (r.timeline() != null) {
-            p.printf(Locale.ROOT, "  timeline        %s   (open in https://ui.perfetto.dev)%n", r.timeline());
+            p.printf(Locale.US, "  timeline        %s   (open in https://ui.perfetto.dev)%n", r.timeline());
         }
         if (r.pcap() != null) {
-            p.printf(Locale.ROOT, "  packets         %s   (wireshark %s)%n", r.pcap(), r.pcap());
+            p.printf(Locale.US, "  packets         %s   (wireshark %s)%n", r.pcap(), r.pcap());
         }
         if (record != null) {
-            p.printf(Locale.ROOT, "  recorded trace  %s%n", record);
+            p.printf(Locale.US, "  recorded trace  %s%n", record);
         }
         p.flush();
         if (r.statusCounts().keySet().stream().anyMatch(s -> !s.equals(NtStatus.name(NtStatus.STATUS_SUCCESS)))) {

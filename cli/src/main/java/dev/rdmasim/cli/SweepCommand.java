@@ -212,18 +212,18 @@ final class SweepCommand implements Callable<Integer> {
         if (s.repeat() > 1) {
             shape.append(shape.length() == 0 ? "" : " x ").append(s.repeat()).append(" runs");
         }
-        o.printf(Locale.ROOT, "sweep %s on %s: %d points%s%n", s.workload().label(), s.profile(), s.size(),
+        o.printf(Locale.US, "sweep %s on %s: %d points%s%n", s.workload().label(), s.profile(), s.size(),
                 shape.length() == 0 ? "" : " = " + shape);
-        o.printf(Locale.ROOT, "  ran             %d points (%d already done) on %s in %.1f s%s%n", r.ran(), r.resumed(),
+        o.printf(Locale.US, "  ran             %d points (%d already done) on %s in %.1f s%s%n", r.ran(), r.resumed(),
                 where, r.wallSeconds(),
-                r.ran() > 0 ? String.format(Locale.ROOT, " (%.2f points/s)", r.ran() / r.wallSeconds()) : "");
+                r.ran() > 0 ? String.format(Locale.US, " (%.2f points/s)", r.ran() / r.wallSeconds()) : "");
         best(o, r.results());
-        o.printf(Locale.ROOT, "  results         %s%n", r.csv());
-        o.printf(Locale.ROOT, "                  %s%n", r.json());
+        o.printf(Locale.US, "  results         %s%n", r.csv());
+        o.printf(Locale.US, "                  %s%n", r.json());
         for (Path f : written) {
             String name = f.getFileName().toString();
             if (name.endsWith(".md")) {
-                o.printf(Locale.ROOT, "  report          %s   (what the sweep shows, with the plots)%n", f);
+                o.printf(Locale.US, "  report          %s   (what the sweep shows, with the plots)%n", f);
             }
         }
         String label = "  plots           ";
@@ -232,7 +232,7 @@ final class SweepCommand implements Callable<Integer> {
             if (name.endsWith(".png")) {
                 String svg = name.substring(0, name.length() - 4) + ".svg";
                 boolean both = written.stream().anyMatch(g -> g.getFileName().toString().equals(svg));
-                o.printf(Locale.ROOT, "%s%s%s%n", label, f, both ? "   (and .svg)" : "");
+                o.printf(Locale.US, "%s%s%s%n", label, f, both ? "   (and .svg)" : "");
                 label = "                  ";
             }
         }
@@ -258,7 +258,7 @@ final class SweepCommand implements Callable<Integer> {
             }
             if (best != null) {
                 String where = best.point().describe();
-                o.printf(Locale.ROOT, "  best %-10s %s %.4g %s%s%n", h[1].equals("max") ? "(highest)" : "(lowest)",
+                o.printf(Locale.US, "  best %-10s %s %.4g %s%s%n", h[1].equals("max") ? "(highest)" : "(lowest)",
                         h[0], bestValue, unit, where.isEmpty() ? "" : " at " + where);
                 return;
             }
@@ -282,7 +282,7 @@ final class SweepCommand implements Callable<Integer> {
             bar.stepTo(done);
             if (!Double.isNaN(pointsPerSecond)) {
                 long left = Math.round(secondsLeft);
-                bar.setExtraMessage(String.format(Locale.ROOT, "%.2f points/s, %d:%02d:%02d left", pointsPerSecond,
+                bar.setExtraMessage(String.format(Locale.US, "%.2f points/s, %d:%02d:%02d left", pointsPerSecond,
                         left / 3600, left / 60 % 60, left % 60));
             }
         }

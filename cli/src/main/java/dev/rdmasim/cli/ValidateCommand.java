@@ -59,7 +59,7 @@ final class ValidateCommand implements Callable<Integer> {
         List<Validation.Measurement> table = Validation.table();
         if (list) {
             for (Validation.Measurement m : table) {
-                o.printf(Locale.ROOT, "%-20s %s%n", m.id(), m.what());
+                o.printf(Locale.US, "%-20s %s%n", m.id(), m.what());
             }
             o.flush();
             return 0;
@@ -88,20 +88,20 @@ final class ValidateCommand implements Callable<Integer> {
         if (out != null) {
             OutputPaths.emptyDirectory("--out", out);
         }
-        o.printf(Locale.ROOT, "%-20s %-15s %12s %12s %9s %6s  %s%n", "id", "figure", "hardware", "model", "error", "tol",
+        o.printf(Locale.US, "%-20s %-15s %12s %12s %9s %6s  %s%n", "id", "figure", "hardware", "model", "error", "tol",
                 "verdict");
         o.flush();
         List<Validation.Row> rows = new ArrayList<>();
         for (Validation.Measurement m : chosen) {
             Validation.Row r = Validation.run(m, set);
             rows.add(r);
-            o.printf(Locale.ROOT, "%-20s %-15s %12s %12s %+8.1f%% %5.0f%%  %s%n", m.id(), m.figure().key(),
+            o.printf(Locale.US, "%-20s %-15s %12s %12s %+8.1f%% %5.0f%%  %s%n", m.id(), m.figure().key(),
                     fmt(m.hardware(), m.figure()), fmt(r.model(), m.figure()), r.errorPct(), m.tolerance(),
                     r.within() ? "ok" : "OUT");
             o.flush();
         }
         long ok = rows.stream().filter(Validation.Row::within).count();
-        o.printf(Locale.ROOT, "%d of %d figures within their tolerance%n", ok, rows.size());
+        o.printf(Locale.US, "%d of %d figures within their tolerance%n", ok, rows.size());
         if (report != null) {
             try {
                 Files.writeString(report, Validation.markdown(rows), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
@@ -127,7 +127,7 @@ final class ValidateCommand implements Callable<Integer> {
             Files.writeString(md, Validation.markdown(rows), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
             List<Path> written = new ArrayList<>(List.of(md));
             written.addAll(ValidationPlots.write(out, curves));
-            o.printf(Locale.ROOT, "out: %s (%d curves, %d points run beside the rows): %s%n", out, curves.size(),
+            o.printf(Locale.US, "out: %s (%d curves, %d points run beside the rows): %s%n", out, curves.size(),
                     points, String.join(", ", written.stream().map(p -> p.getFileName().toString()).toList()));
         } catch (IOException e) {
             throw new UserError("--out " + out + ": " + OutputPaths.describe(e));
@@ -135,6 +135,6 @@ final class ValidateCommand implements Callable<Integer> {
     }
 
     private static String fmt(double v, Validation.Figure f) {
-        return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : "%.3f %s", v, f.unit());
+        return String.format(Locale.US, v >= 100 ? "%.0f %s" : "%.3f %s", v, f.unit());
     }
 }

@@ -52,7 +52,7 @@ public final class NdkOpFlags {
             }
         }
         if (rest != 0) {
-            b.append(b.length() == 0 ? "" : "|").append(String.format("0x%X", rest));
+            b.append(b.length() == 0 ? "" : "|").append(String.format(java.util.Locale.US, "0x%X", rest));
         }
         return b.length() == 0 ? "0" : b.toString();
     }

@@ -51,7 +51,7 @@ public final class Time {
     }
 
     private static String trim(double v) {
-        String s = String.format(java.util.Locale.ROOT, "%.3f", v);
+        String s = String.format(java.util.Locale.US, "%.3f", v);
         int end = s.length();
         while (s.charAt(end - 1) == '0') {
             end--;

@@ -180,7 +180,7 @@ public final class Sweep {
     }
 
     private static Path pointFile(Path pointsDir, int index) {
-        return pointsDir.resolve(String.format(Locale.ROOT, "%06d.json", index));
+        return pointsDir.resolve(String.format(Locale.US, "%06d.json", index));
     }
 
     private static void persist(Path pointsDir, PointResult r, String fingerprint) {

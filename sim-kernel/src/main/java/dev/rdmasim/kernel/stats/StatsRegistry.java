@@ -219,7 +219,7 @@ public final class StatsRegistry {
         if (value == 0.0) {
             return "0";
         }
-        return new BigDecimal(String.format(Locale.ROOT, "%.6g", value)).stripTrailingZeros().toPlainString();
+        return new BigDecimal(String.format(Locale.US, "%.6g", value)).stripTrailingZeros().toPlainString();
     }
 
     private static StringBuilder pad(StringBuilder text, int spaces) {

@@ -441,7 +441,7 @@ public final class TraceChecker {
         pages += pages / 512;
         long need = pages > (Long.MAX_VALUE - BASE_HEAP) / PAGE_COST ? Long.MAX_VALUE : BASE_HEAP + pages * PAGE_COST;
         if (need > heapBytes && mostTouched != null) {
-            throw new TraceError(mostTouched.at, String.format(java.util.Locale.ROOT, "this run would touch about %s"
+            throw new TraceError(mostTouched.at, String.format(java.util.Locale.US, "this run would touch about %s"
                     + " of host memory (the pages of the regions that calls use, this one the most), more than the"
                     + " Java heap of %s: give the JVM more (RDMASIM_JAVA_OPTS=-Xmx...) or use smaller buffers",
                     mib(need), mib(heapBytes)));

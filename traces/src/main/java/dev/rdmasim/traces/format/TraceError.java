@@ -40,7 +40,7 @@ public final class TraceError extends RuntimeException {
                         case '\t' -> b.append("\\t");
                         case '\n' -> b.append("\\n");
                         case '\r' -> b.append("\\r");
-                        default -> b.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+                        default -> b.append(String.format(java.util.Locale.US, "\\u%04x", (int) c));
                     }
                 } else {
                     b.append(c);

@@ -517,7 +517,7 @@ public final class TraceReader implements AutoCloseable {
     }
 
     private TraceError tooLong(RepeatItem r) {
-        return Values.error(file, r.line, r.countColumn, String.format(java.util.Locale.ROOT,
+        return Values.error(file, r.line, r.countColumn, String.format(java.util.Locale.US,
                 "this repeat makes the trace longer than %,d lines and iterations, the most a trace may expand to"
                         + " (split the run into several traces)", MAX_STEPS));
     }

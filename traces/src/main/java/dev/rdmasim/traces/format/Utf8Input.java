@@ -115,7 +115,7 @@ final class Utf8Input extends Reader {
                     + " trace may not have: save it as UTF-8 without a BOM");
         }
         if ((b0 == 0xFF && b1 == 0xFE) || (b0 == 0xFE && b1 == 0xFF)) {
-            throw Values.error(file, 1, 1, String.format(Locale.ROOT, "the file starts with a UTF-16 byte-order mark"
+            throw Values.error(file, 1, 1, String.format(Locale.US, "the file starts with a UTF-16 byte-order mark"
                     + " (bytes %02X %02X): a trace is UTF-8 text, save it as UTF-8", b0, b1));
         }
     }
@@ -124,7 +124,7 @@ final class Utf8Input extends Reader {
         StringBuilder b = new StringBuilder();
         int at = bytes.position();
         for (int i = 0; i < length && at + i < bytes.limit(); i++) {
-            b.append(i == 0 ? "" : " ").append(String.format(Locale.ROOT, "%02X", bytes.get(at + i) & 0xff));
+            b.append(i == 0 ? "" : " ").append(String.format(Locale.US, "%02X", bytes.get(at + i) & 0xff));
         }
         return Values.error(file, line, column, "bytes that are not UTF-8 (" + b + "): a trace is UTF-8 text");
     }

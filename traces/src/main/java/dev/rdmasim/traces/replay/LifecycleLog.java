@@ -283,7 +283,7 @@ final class LifecycleLog implements AutoCloseable {
             if (c == '"' || c == '\\') {
                 b.append('\\').append(c);
             } else if (c < 0x20) {
-                b.append(String.format("\\u%04x", (int) c));
+                b.append(String.format(java.util.Locale.US, "\\u%04x", (int) c));
             } else {
                 b.append(c);
             }

@@ -51,7 +51,7 @@ abstract class MemoryExpectation {
         }
         if (differing > 0) {
             throw new TraceError(l.position(), "memory check failed: " + b.mr() + "+" + (b.offset() + first) + " holds "
-                    + String.format(java.util.Locale.ROOT, "0x%02x", firstGot & 0xFF) + ", expected " + String.format(java.util.Locale.ROOT, "0x%02x", firstWant & 0xFF)
+                    + String.format(java.util.Locale.US, "0x%02x", firstGot & 0xFF) + ", expected " + String.format(java.util.Locale.US, "0x%02x", firstWant & 0xFF)
                     + " (" + differing + " of " + b.length() + " bytes differ)");
         }
     }

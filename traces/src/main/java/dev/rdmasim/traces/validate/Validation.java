@@ -353,8 +353,8 @@ public final class Validation {
             }
             sb.append(" | ").append(m.figure().key()).append(" | ").append(num(m.hardware())).append(' ')
                     .append(m.figure().unit()).append(" | ").append(num(r.model())).append(' ').append(m.figure().unit())
-                    .append(" | ").append(String.format(Locale.ROOT, "%+.1f %%", r.errorPct())).append(" | ")
-                    .append(String.format(Locale.ROOT, "%.0f %%", m.tolerance())).append(" | ")
+                    .append(" | ").append(String.format(Locale.US, "%+.1f %%", r.errorPct())).append(" | ")
+                    .append(String.format(Locale.US, "%.0f %%", m.tolerance())).append(" | ")
                     .append(r.within() ? "ok" : "OUT").append(" |\n");
         }
         sb.append("\nSources:\n\n");
@@ -365,6 +365,6 @@ public final class Validation {
     }
 
     private static String num(double v) {
-        return String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.3f", v);
+        return String.format(Locale.US, v >= 100 ? "%.0f" : "%.3f", v);
     }
 }
