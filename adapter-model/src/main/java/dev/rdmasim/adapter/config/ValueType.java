@@ -3,8 +3,6 @@ package dev.rdmasim.adapter.config;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * How a parameter's text is parsed and printed. Integral kinds (plain integers, byte sizes, times in
@@ -167,12 +165,10 @@ public abstract sealed class ValueType<T extends Comparable<T>> {
     }
 
     private static final class Dbl extends ValueType<Double> {
-        private static final Pattern NUMBER = Pattern.compile("[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?|\\.[0-9]+([eE][-+]?[0-9]+)?");
-
         @Override
         public Double parse(String text) {
             String t = text.trim();
-            if (!NUMBER.matcher(t).matches()) {
+            if (!NumberForms.isDecimal(t)) {
                 throw notA(text, "a number", "0, 0.001 or 1e-6");
             }
             return Double.parseDouble(t);
@@ -194,7 +190,6 @@ public abstract sealed class ValueType<T extends Comparable<T>> {
      * Fractions are allowed as long as the result is whole ({@code 1.5us} is 1500000 ps).
      */
     private static final class Scaled extends ValueType<Long> {
-        private static final Pattern FORM = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z\u00b5/]*)");
         private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
 
         private final String baseUnit;
@@ -219,12 +214,12 @@ public abstract sealed class ValueType<T extends Comparable<T>> {
 
         @Override
         public Long parse(String text) {
-            Matcher m = FORM.matcher(text.trim());
-            if (!m.matches()) {
+            String[] form = NumberForms.scaled(text.trim());
+            if (form == null) {
                 throw notA(text, what, examples);
             }
-            BigDecimal number = new BigDecimal(m.group(1));
-            String suffix = m.group(2);
+            BigDecimal number = new BigDecimal(form[0]);
+            String suffix = form[1];
             long factor;
             if (suffix.isEmpty() && zeroWithoutUnit) {
                 if (number.signum() != 0) {
@@ -234,7 +229,7 @@ public abstract sealed class ValueType<T extends Comparable<T>> {
             } else {
                 factor = baseUnit.equals("B") ? (suffix.isEmpty() ? 1 : ByteUnits.factor(suffix)) : factor(suffix);
                 if (factor == 0) {
-                    String reason = baseUnit.equals("B") ? ByteUnits.decimalUnitReason(m.group(1), suffix) : null;
+                    String reason = baseUnit.equals("B") ? ByteUnits.decimalUnitReason(form[0], suffix) : null;
                     if (reason != null) {
                         throw new ProfileException("'" + text + "' is not a byte size: " + reason);
                     }
