@@ -49,19 +49,26 @@ final class PerfCommandLine {
         try {
             return c.call();
         } catch (Exception ex) {
-            // As under picocli: Main's handler reports a user's mistake in one line (2); anything else is a failure
-            // of the simulator, printed with its stack trace (1). An Error propagates, as picocli lets it.
-            String message = Main.userMessage(ex);
-            if (message == null) {
-                ex.printStackTrace(c.err);
-                return 1;
-            }
-            c.err.println("rdmasim: " + TraceError.printable(message));
-            return 2;
+            return failed(ex, c.err);
         } finally {
             c.out.flush();
             c.err.flush();
         }
+    }
+
+    /**
+     * What picocli's execution makes of {@code ex} with Main's handler: a user's mistake reported in one line (2),
+     * anything else a failure of the simulator, printed with its stack trace (1). (An Error propagates, as picocli
+     * lets it.)
+     */
+    static int failed(Exception ex, PrintWriter err) {
+        String message = Main.userMessage(ex);
+        if (message == null) {
+            ex.printStackTrace(err);
+            return 1;
+        }
+        err.println("rdmasim: " + TraceError.printable(message));
+        return 2;
     }
 
     /** The command {@code args} give with its fields set, or null when they are not a plain perf command line. */
@@ -108,18 +115,23 @@ final class PerfCommandLine {
                 given.put(key, value);
                 continue;
             }
-            try {
-                switch (key) {
-                    case "--window" -> c.window = Integer.valueOf(value);
-                    case "--seed" -> c.seed = Long.valueOf(value);
-                    case "--profile" -> c.profile = value;
-                    case "--set" -> overrides.add(value);
-                    case "--record" -> c.record = Path.of(value);
-                    case "--json" -> c.json = true;
-                    default -> throw new IllegalStateException("option " + key + " listed but not read");
+            if (key.equals("--window") || key.equals("--seed") || key.equals("--record")) {
+                try {
+                    switch (key) {
+                        case "--window" -> c.window = Integer.valueOf(value);
+                        case "--seed" -> c.seed = Long.valueOf(value);
+                        default -> c.record = Path.of(value);
+                    }
+                } catch (RuntimeException e) {
+                    return null; // picocli's conversion error (a bad number or path) is the message the user gets
                 }
-            } catch (RuntimeException e) {
-                return null; // picocli's conversion error (a bad number or path) is the message the user gets
+                continue;
+            }
+            switch (key) {
+                case "--profile" -> c.profile = value;
+                case "--set" -> overrides.add(value);
+                case "--json" -> c.json = true;
+                default -> throw new IllegalStateException("option " + key + " listed but not read");
             }
         }
         if (c.test == null) {
@@ -139,15 +151,19 @@ final class PerfCommandLine {
 
     /** The writer picocli gives a command by default: the stream in the JVM's encoding for it, flushing each line. */
     private static PrintWriter writer(OutputStream stream, String encodingProperty) {
-        String name = System.getProperty(encodingProperty);
-        Charset cs = Charset.defaultCharset();
-        if (name != null) {
-            try {
-                cs = Charset.forName(name.equalsIgnoreCase("cp65001") ? "UTF-8" : name);
-            } catch (RuntimeException e) {
-                // picocli falls back to the default as well
-            }
+        return new PrintWriter(new BufferedWriter(new OutputStreamWriter(stream, charset(
+                System.getProperty(encodingProperty)))), true);
+    }
+
+    /** The charset picocli takes for an encoding property's value: the default unless it names a known one. */
+    static Charset charset(String name) {
+        if (name == null) {
+            return Charset.defaultCharset();
         }
-        return new PrintWriter(new BufferedWriter(new OutputStreamWriter(stream, cs)), true);
+        try {
+            return Charset.forName(name.equalsIgnoreCase("cp65001") ? "UTF-8" : name);
+        } catch (RuntimeException e) {
+            return Charset.defaultCharset();
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.rdmasim.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.rdmasim.traces.perf.PerfArgs;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +58,8 @@ class PerfCommandLineTest {
             {"perf", "write_lat", "-n", "5", "-n", "6"}, {"perf", "write_lat", "-n", "5", "--iters", "6"},
             {"perf", "write_lat", "--json", "--json"}, {"perf", "write_lat", "--seed", "-1"},
             {"perf", "write_lat", "--seed", "x"}, {"perf", "write_lat", "--window", "99999999999"},
-            {"perf", "write_lat", "--sed", "1"}, {"replay", "write_lat"}, {"perf", "write_lat", "-s", "@f"}}) {
+            {"perf", "write_lat", "--sed", "1"}, {"replay", "write_lat"}, {"perf", "write_lat", "-s", "@f"},
+            {"perf", "@args"}, {"perf", "write_lat", "--record", "a\0b"}}) {
             assertThat(PerfCommandLine.parse(declined)).as(String.join(" ", declined)).isNull();
         }
     }
@@ -132,6 +134,47 @@ class PerfCommandLineTest {
         assertThat(picocliOnly).isGreaterThan(5);
     }
 
+    @Test
+    void leavesLinesToPicocliWhileAPicocliSettingIsGiven() {
+        String[] plain = {"perf", "write_lat", "-n", "20"};
+        System.setProperty("picocli.trace", "OFF");
+        try {
+            assertThat(PerfCommandLine.parse(plain)).isNull();
+            assertThat(PerfCommandLine.run(plain)).isNull();
+        } finally {
+            System.clearProperty("picocli.trace");
+        }
+        assertThat(PerfCommandLine.parse(plain)).isNotNull();
+    }
+
+    @Test
+    void runsNothingForALineItDeclines() {
+        Cli r = Cli.capture(() -> PerfCommandLine.run(new String[] {"perf", "write_lat", "--help"}) == null ? 7 : 0);
+        assertThat(r.code()).isEqualTo(7);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEmpty();
+    }
+
+    @Test
+    void reportsFailuresAsPicocliWithMainsHandlerDoes() {
+        var text = new java.io.StringWriter();
+        var err = new java.io.PrintWriter(text, true);
+        assertThat(PerfCommandLine.failed(new UserError("bad\tvalue"), err)).isEqualTo(2);
+        assertThat(text.toString()).startsWith("rdmasim: bad\\tvalue");
+        text.getBuffer().setLength(0);
+        assertThat(PerfCommandLine.failed(new IllegalStateException("model broke"), err)).isEqualTo(1);
+        assertThat(text.toString()).startsWith("java.lang.IllegalStateException: model broke").contains("\tat ");
+    }
+
+    @Test
+    void writesInTheEncodingPicocliWouldTake() {
+        assertThat(PerfCommandLine.charset(null)).isEqualTo(java.nio.charset.Charset.defaultCharset());
+        assertThat(PerfCommandLine.charset("cp65001")).isEqualTo(StandardCharsets.UTF_8);
+        assertThat(PerfCommandLine.charset("CP65001")).isEqualTo(StandardCharsets.UTF_8);
+        assertThat(PerfCommandLine.charset("ISO-8859-1")).isEqualTo(StandardCharsets.ISO_8859_1);
+        assertThat(PerfCommandLine.charset("no-such-charset")).isEqualTo(java.nio.charset.Charset.defaultCharset());
+    }
+
     /** A run's output and exit code, by the reader or by picocli. */
     private static Cli run(boolean picocli, String... args) {
         return Cli.capture(() -> picocli ? Main.viaPicocli(args) : PerfCommandLine.run(args));
@@ -144,7 +187,8 @@ class PerfCommandLineTest {
             {"perf", "send_bw", "-s", "4096", "-n", "50", "--set", "host.pollTime=10ns"},
             {"perf", "write_lat", "-n", "20", "--profile", "nosuch"},
             {"perf", "write_lat", "-n", "0"},
-            {"perf", "read_lat", "--window", "4"}}) {
+            {"perf", "read_lat", "--window", "4"},
+            {"perf", "write_bw", "-s", "1024", "-n", "20", "--set", "link.dropProbability=1"}}) {
             Cli fast = run(false, args);
             Cli picocli = run(true, args);
             String what = String.join(" ", args);

@@ -14,7 +14,7 @@ class NumberFormsTest {
             Pattern.compile("[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?|\\.[0-9]+([eE][-+]?[0-9]+)?");
     private static final Pattern SCALED = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z\u00b5/]*)");
     /** The characters the forms are made of, their neighbours, and a few they must refuse. */
-    private static final String ALPHABET = "0123456789..eE+-  \t\n\u000b\f\r\u00b5/kKiMBnsupGHzZ_,x\u00a0\u00e9";
+    private static final String ALPHABET = "0123456789..eE+-  \t\n\u000b\f\r\u00b5/kKiMBnsupGHzZ_,x\u00a0\u00e9Aa@[`{";
 
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3, 4, 5, 6})
