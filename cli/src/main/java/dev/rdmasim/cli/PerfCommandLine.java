@@ -18,14 +18,15 @@ import java.util.Set;
 /**
  * A plain {@code perf} command line read and run without picocli. Building picocli's model of a command (its
  * converters registered and its annotations read by reflection, which makes the JVM generate a proxy class per
- * annotation type) costs a short run more than its simulation: 0.15 s of the 1.3 s of CPU a {@code perf write_lat
- * -n 2000} took (docs/performance.md). This reader takes only the forms whose meaning under picocli is plain: the test named once, each option
- * written out in full and given at most once (except {@code --set}), its value as the next argument, not starting
- * with {@code -} or {@code @}, and a number where picocli would convert one. Anything else (help, a test of the
- * PCIe benchmark, {@code --opt=value}, clustered or unknown options, argument files, a bad number, a repeat,
- * picocli settings in the system properties) is declined, and picocli then reads the line as before, with its own
- * errors. {@code PerfCommandLineTest} checks, on seeded random command lines, that every line this reader takes
- * picocli reads to the same values, and that the option names are picocli's.
+ * annotation type) costs a short run more than its simulation: about 0.15 s of the 1.15 s of CPU a {@code perf
+ * write_lat -n 2000} took on the machine of docs/performance.md's session 17. This reader takes only the forms
+ * whose meaning under picocli is plain: the test named once, each option written out in full and given at most
+ * once (except {@code --set}), its value as the next argument, not starting with {@code -} or {@code @}, and a
+ * number where picocli would convert one. Anything else (help, a test of the PCIe benchmark, {@code --opt=value},
+ * clustered or unknown options, argument files, a bad number, a repeat, picocli settings in the system properties)
+ * is declined, and picocli then reads the line as before, with its own errors. {@code PerfCommandLineTest} checks,
+ * on seeded random command lines, that every line this reader takes picocli reads to the same values, and that
+ * the option names are picocli's.
  */
 final class PerfCommandLine {
     /** perf's own options with a value, and its switch (the perftest flags come from {@link PerfArgs#flags}). */
