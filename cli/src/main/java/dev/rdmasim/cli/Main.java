@@ -55,8 +55,7 @@ public final class Main implements Runnable {
         cmd.setExecutionExceptionHandler((ex, line, parsed) -> {
             String message = userMessage(ex);
             if (message != null) {
-                line.getErr().println("rdmasim: " + TraceError.printable(message));
-                return 2;
+                return reportUserError(message, line.getErr());
             }
             throw ex;
         });
@@ -90,6 +89,12 @@ public final class Main implements Runnable {
             }
         }
         return line;
+    }
+
+    /** Prints a mistake of the user's as its one line and returns the exit code for it. */
+    static int reportUserError(String message, java.io.PrintWriter err) {
+        err.println("rdmasim: " + TraceError.printable(message));
+        return 2;
     }
 
     /** The one line a mistake of the user's is reported as, or null for a failure of the simulator itself. */

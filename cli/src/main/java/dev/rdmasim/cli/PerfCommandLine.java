@@ -1,6 +1,5 @@
 package dev.rdmasim.cli;
 
-import dev.rdmasim.traces.format.TraceError;
 import dev.rdmasim.traces.perf.PerfArgs;
 import java.io.BufferedWriter;
 import java.io.OutputStream;
@@ -68,8 +67,7 @@ final class PerfCommandLine {
             ex.printStackTrace(err);
             return 1;
         }
-        err.println("rdmasim: " + TraceError.printable(message));
-        return 2;
+        return Main.reportUserError(message, err);
     }
 
     /** The command {@code args} give with its fields set, or null when they are not a plain perf command line. */

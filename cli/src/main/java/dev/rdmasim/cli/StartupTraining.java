@@ -3,6 +3,7 @@ package dev.rdmasim.cli;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.function.ToIntFunction;
 
 /**
  * The run the launcher records a class-data sharing archive from ({@code -XX:ArchiveClassesAtExit}): the help
@@ -48,25 +49,30 @@ public final class StartupTraining {
         PrintStream out = System.out;
         PrintStream err = System.err;
         PrintStream nowhere = new PrintStream(OutputStream.nullOutputStream());
-        int firstFailure = 0;
+        int firstFailure;
         try {
             System.setOut(nowhere);
             System.setErr(nowhere);
-            for (String[] step : STEPS) {
-                int code = Main.execute(step);
-                if (code != 0 && firstFailure == 0) {
-                    firstFailure = code;
-                }
-            }
-            for (String[] step : PICOCLI_STEPS) {
-                int code = Main.viaPicocli(step);
-                if (code != 0 && firstFailure == 0) {
-                    firstFailure = code;
-                }
+            firstFailure = runAll(STEPS, Main::execute);
+            int picocli = runAll(PICOCLI_STEPS, Main::viaPicocli);
+            if (firstFailure == 0) {
+                firstFailure = picocli;
             }
         } finally {
             System.setOut(out);
             System.setErr(err);
+        }
+        return firstFailure;
+    }
+
+    /** Runs each step by {@code how}; 0 when each exited 0, else the first failing step's code. */
+    private static int runAll(String[][] steps, ToIntFunction<String[]> how) {
+        int firstFailure = 0;
+        for (String[] step : steps) {
+            int code = how.applyAsInt(step);
+            if (code != 0 && firstFailure == 0) {
+                firstFailure = code;
+            }
         }
         return firstFailure;
     }
