@@ -87,14 +87,19 @@ public final class HostPair {
 
     /**
      * A cable as the profile describes it: line rate, propagation delay, the ports' PHY latency and FEC, frame
-     * buffers per port, and the seeded drop and corruption probabilities in both directions.
+     * buffers per port, flow control (stall or PFC), and the seeded drop and corruption probabilities in both
+     * directions.
      */
     public static EthernetLink cable(Simulator sim, String name, Profile profile) {
         EthernetLink.Phy phy = new EthernetLink.Phy(EthernetLink.Fec.of(profile.getString(Parameters.LINK_FEC)),
                 profile.getLong(Parameters.LINK_PHY_TX_LATENCY), profile.getLong(Parameters.LINK_PHY_RX_LATENCY));
+        EthernetLink.Pfc flowControl = "pfc".equals(profile.getString(Parameters.LINK_FLOW_CONTROL))
+                ? EthernetLink.Pfc.pfc(profile.getLong(Parameters.LINK_PFC_XOFF), profile.getLong(Parameters.LINK_PFC_XON),
+                        profile.getInt(Parameters.LINK_PFC_QUANTA), profile.getLong(Parameters.LINK_PFC_FIFO))
+                : EthernetLink.Pfc.STALL;
         EthernetLink link = EthernetLink.cable(sim, name, new EthernetLink.Config(
                 (int) (profile.getLong(LINK_RATE) / 1_000_000_000L), profile.getLong(Parameters.LINK_PROPAGATION_DELAY),
-                profile.getInt(Parameters.LINK_RX_BUFFER_FRAMES), phy));
+                profile.getInt(Parameters.LINK_RX_BUFFER_FRAMES), phy, flowControl));
         double drop = profile.getDouble(Parameters.LINK_DROP_PROBABILITY);
         double corrupt = profile.getDouble(Parameters.LINK_CORRUPT_PROBABILITY);
         link.aToB().setFaults(drop, corrupt);

@@ -210,7 +210,28 @@ public final class Parameters {
             .doc("Receive PHY pipeline: SerDes, PCS, FEC decoder and MAC, from a complete codeword to the MAC (latency only)")
             .src(FITTED + "; the receive side adds deskew and the RS decoder to the transmit pipeline"));
     public static final Parameter<Long> LINK_RX_BUFFER_FRAMES = add(integer("link.rxBufferFrames", "256")
-            .range("1", "65535").doc("Frame buffers per port: frames queued, on the wire or held by the receiver; when all are in use the sender waits (lossless, PFC-like)").src(MODEL));
+            .range("1", "65535").doc("Frame buffers per port: frames queued, on the wire or held by the receiver; when all are in use the sender waits (lossless, PFC-like); with link.flowControl=pfc, transmit and receive buffers each").src(MODEL));
+    public static final Parameter<String> LINK_FLOW_CONTROL = add(choice("link.flowControl", "stall").oneOf("stall", "pfc")
+            .doc("How a receiving port that cannot take a frame holds back the far transmitter: stall (at once, no frame"
+                    + " on the wire; a frame buffer is held from the sender to the far receiver's release) or pfc (the"
+                    + " frame waits in the MAC's FIFO while the far end keeps sending; 802.1Qbb XOFF/XON pause frames at"
+                    + " the link.pfcXoff/link.pfcXon FIFO levels; link.rxBufferFrames transmit buffers, free once sent,"
+                    + " and as many receive buffers per port)")
+            .src(MODEL + "; PFC per IEEE 802.1Qbb"));
+    public static final Parameter<Long> LINK_PFC_XOFF = add(bytes("link.pfcXoff", "64KiB").range("1B", "16MiB")
+            .doc("With link.flowControl=pfc: FIFO bytes behind a refused frame (its own included) at which the port sends XOFF")
+            .src(MODEL));
+    public static final Parameter<Long> LINK_PFC_XON = add(bytes("link.pfcXon", "32KiB").range("0B", "16MiB")
+            .doc("With link.flowControl=pfc: FIFO bytes at or below which a paused port sends XON")
+            .src(MODEL));
+    public static final Parameter<Long> LINK_PFC_QUANTA = add(integer("link.pfcQuanta", "65535").range("1", "65535")
+            .doc("With link.flowControl=pfc: pause time an XOFF asks for, in quanta of 512 bit times (65535: 335.5 us at"
+                    + " 100 Gb/s); refreshed every half of it while the FIFO stays above link.pfcXon")
+            .src("IEEE 802.1Qbb: 16-bit pause time per priority"));
+    public static final Parameter<Long> LINK_PFC_FIFO = add(bytes("link.pfcFifo", "256KiB").range("1B", "64MiB")
+            .doc("With link.flowControl=pfc: room of the receiving MAC's FIFO; a frame arriving without room is lost"
+                    + " (the headroom above link.pfcXoff must hold what arrives in a pause's round trip)")
+            .src(MODEL));
 
     // ---- RC transport ----
     public static final Parameter<Long> TRANSPORT_MAX_UNACKED_PSNS = add(integer("transport.maxUnackedPsns", "128")
@@ -401,6 +422,8 @@ public final class Parameters {
             atLeast(NIC_INLINE_BUFFER_BYTES, 1, NDK_MAX_INLINE_DATA_SIZE, "holds the largest inline payload"),
             notAbove(NDK_MAX_WINDOW_SIZE, NDK_MAX_REGISTRATION_SIZE),
             notAbove(TRANSPORT_ACK_COALESCE, TRANSPORT_MAX_UNACKED_PSNS),
+            notAbove(LINK_PFC_XON, LINK_PFC_XOFF),
+            notAbove(LINK_PFC_XOFF, LINK_PFC_FIFO),
             notAbove(TRANSPORT_MAX_INBOUND_READS, NDK_MAX_INBOUND_READ_LIMIT),
             notAbove(TRANSPORT_MAX_OUTBOUND_READS, NDK_MAX_OUTBOUND_READ_LIMIT),
             new Rule("a QP with every limit at its maximum fits the send ring: ndk.maxInitiatorQueueDepth x "

@@ -194,6 +194,7 @@ public final class Adapter extends Module implements MmioTarget, AdapterControl 
     /** Attaches the adapter's Ethernet port to one end of a link. */
     public void attach(LinkEndpoint port) {
         this.port = port;
+        port.macAddress(mac()); // the source of the pause frames the port's MAC sends
         tx.attach(port);
         rx.attach(port);
         if (gsi != null) {

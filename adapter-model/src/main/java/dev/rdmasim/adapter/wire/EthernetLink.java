@@ -11,7 +11,8 @@ import java.util.Objects;
  * {@code loop}). Frames are pooled {@link Frame} buffers; each direction serializes them at the line
  * rate with preamble, FCS and inter-frame gap counted, adds the physical layer's latency and FEC codeword
  * wait ({@link Phy}) and the propagation delay, can drop or corrupt
- * them, and stalls losslessly when the receiver refuses (see {@link LinkDirection}). Every frame put on
+ * them, and holds back losslessly when the receiver refuses: a stall, or priority flow control with pause frames
+ * ({@link Pfc}, {@link LinkDirection}). Every frame put on
  * a line is shown to the {@link FrameTap}s, e.g. a {@link PcapWriter}.
  */
 public final class EthernetLink extends Module {
@@ -73,19 +74,75 @@ public final class EthernetLink extends Module {
     }
 
     /**
+     * How a receiving port that cannot take a frame holds back the far transmitter.
+     *
+     * <p>{@link #STALL} (the default): the direction stalls at the instant of the refusal, with no frame on the
+     * wire for it. {@link #pfc}: the refused frame and those arriving behind it wait in the receiving MAC's FIFO
+     * while the far end keeps sending; when the FIFO holds {@code xoffBytes} the port sends a priority flow control
+     * (IEEE 802.1Qbb) XOFF frame back over the cable, which pauses the far transmitter from the instant it arrives
+     * there for {@code quanta} x 512 bit times, refreshed every half of that while the FIFO stays above
+     * {@code xonBytes}; once the FIFO has drained to {@code xonBytes} an XON (a pause of zero) ends the pause where
+     * it arrives. The pause frames take their line time and appear to the taps. A frame that arrives at a FIFO
+     * without room for it ({@code fifoBytes}) is lost. The ports' buffers are then those of real ports (see
+     * {@link LinkEndpoint}): transmit buffers free once sent, receive buffers held by the receiver.
+     *
+     * @param enabled false for the instant stall
+     * @param xoffBytes FIFO bytes (frame lengths, the refused frame's included) at which XOFF is sent
+     * @param xonBytes FIFO bytes at or below which XON is sent, at most {@code xoffBytes}
+     * @param quanta pause time an XOFF asks for, in units of 512 bit times, 1 to 65535
+     * @param fifoBytes the FIFO's room, at least {@code xoffBytes}; the headroom above XOFF holds what arrives before
+     *     the pause takes effect
+     */
+    public record Pfc(boolean enabled, long xoffBytes, long xonBytes, int quanta, long fifoBytes) {
+        /** The instant stall: no pause frames. */
+        public static final Pfc STALL = new Pfc(false, 1, 0, 1, 1);
+
+        public Pfc {
+            if (xoffBytes < 1 || xonBytes < 0 || xonBytes > xoffBytes) {
+                throw new IllegalArgumentException("PFC thresholds need 1 <= xoffBytes and 0 <= xonBytes <= xoffBytes, got "
+                        + xoffBytes + " and " + xonBytes);
+            }
+            if (quanta < 1 || quanta > 65_535) {
+                throw new IllegalArgumentException("PFC pause quanta must be 1..65535, got " + quanta);
+            }
+            if (fifoBytes < xoffBytes) {
+                throw new IllegalArgumentException("the PFC FIFO (" + fifoBytes + " B) must hold at least the XOFF threshold ("
+                        + xoffBytes + " B)");
+            }
+        }
+
+        /** Priority flow control with the given thresholds, pause time and FIFO room. */
+        public static Pfc pfc(long xoffBytes, long xonBytes, int quanta, long fifoBytes) {
+            return new Pfc(true, xoffBytes, xonBytes, quanta, fifoBytes);
+        }
+
+        /** Priority flow control with a FIFO that always has room. */
+        public static Pfc pfc(long xoffBytes, long xonBytes, int quanta) {
+            return pfc(xoffBytes, xonBytes, quanta, Long.MAX_VALUE);
+        }
+    }
+
+    /**
      * @param rateGbps line rate, 25 to 400 Gb/s
      * @param propagationPs one-way propagation delay (about 5 ns per metre of fibre or copper)
      * @param buffersPerEndpoint frame buffers each endpoint sends from; bounds queued + in flight + unreleased frames
      * @param phy the physical layer's latency and FEC in each direction
+     * @param flowControl how a refusing receiver holds back the far transmitter
      */
-    public record Config(int rateGbps, long propagationPs, int buffersPerEndpoint, Phy phy) {
+    public record Config(int rateGbps, long propagationPs, int buffersPerEndpoint, Phy phy, Pfc flowControl) {
         /** A link whose frames are usable as their last bit arrives (no PHY latency, no FEC). */
         public Config(int rateGbps, long propagationPs, int buffersPerEndpoint) {
             this(rateGbps, propagationPs, buffersPerEndpoint, Phy.NONE);
         }
 
+        /** A link that stalls at a refusal ({@link Pfc#STALL}). */
+        public Config(int rateGbps, long propagationPs, int buffersPerEndpoint, Phy phy) {
+            this(rateGbps, propagationPs, buffersPerEndpoint, phy, Pfc.STALL);
+        }
+
         public Config {
             Objects.requireNonNull(phy, "phy");
+            Objects.requireNonNull(flowControl, "flowControl");
             if (rateGbps < 25 || rateGbps > 400) {
                 throw new IllegalArgumentException("rateGbps must be 25..400, got " + rateGbps);
             }
@@ -144,6 +201,7 @@ public final class EthernetLink extends Module {
         if (loopback) {
             this.b = null;
             this.aToB = new LinkDirection(this, "loop", a, a);
+            aToB.reverse = aToB; // its pause frames come back on the same line
             this.bToA = null;
             a.outgoing = aToB;
             a.incoming = aToB;
@@ -151,6 +209,8 @@ public final class EthernetLink extends Module {
             this.b = new LinkEndpoint(this, "b", config.buffersPerEndpoint());
             this.aToB = new LinkDirection(this, "aToB", a, b);
             this.bToA = new LinkDirection(this, "bToA", b, a);
+            aToB.reverse = bToA;
+            bToA.reverse = aToB;
             a.outgoing = aToB;
             b.incoming = aToB;
             b.outgoing = bToA;
@@ -172,6 +232,10 @@ public final class EthernetLink extends Module {
 
     public Phy phy() {
         return config.phy();
+    }
+
+    public Pfc flowControl() {
+        return config.flowControl();
     }
 
     public boolean isLoopback() {
@@ -218,13 +282,19 @@ public final class EthernetLink extends Module {
         return taps.length > 0;
     }
 
-    /** Commits what has happened on both lines up to now. */
+    /** Commits what has happened on both lines up to now, and frees the transmit buffers sent by then. */
     private void catchUp() {
         if (aToB != null) { // null while the endpoints are being built
             aToB.advanceTo(now());
         }
         if (bToA != null) {
             bToA.advanceTo(now());
+        }
+        if (aToB != null) {
+            a.catchUpSlots();
+            if (b != null) {
+                b.catchUpSlots();
+            }
         }
     }
 

@@ -39,6 +39,10 @@ public final class Frame {
     long sequence;
     int fault;
     int corruptBit;
+    /** Its drop was the receiving FIFO's overflow, not the line's fault injection. */
+    boolean overflowed;
+    /** It holds a receive buffer of the far end (real port buffers: {@link EthernetLink.Pfc}). */
+    boolean holdsReceiveBuffer;
     /**
      * True from {@link RoceWriter#write(Frame, byte[], int, int)} until anything that changes the frame's bytes or
      * length (a resize by its sender, the link's corruption, recycling): its bytes are then exactly those its ICRC was

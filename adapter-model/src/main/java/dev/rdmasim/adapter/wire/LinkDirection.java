@@ -42,6 +42,17 @@ import java.util.SplittableRandom;
  * pause would do. The receiver's {@link LinkEndpoint#retryDelivery()} repeats the offer in a new event
  * and, once taken, the direction resumes. Nothing is lost and order is kept.
  *
+ * <p>Priority flow control ({@link EthernetLink.Pfc}, instead of the stall). A refused frame is parked the same way,
+ * but the transmitter goes on: frames arriving behind it wait in the receiving MAC's FIFO, counted at their own
+ * arrival instants (an arrival event each while the FIFO is not empty). When the FIFO's bytes reach the XOFF
+ * threshold the receiving port sends a pause frame on the {@link #reverse} line, at its first frame boundary and
+ * ahead of any frame queued there (a MAC control frame is not itself paused); from the instant that frame arrives,
+ * no frame starts on this line until its pause time has passed, a refresh extends it, or an XON, sent once the FIFO
+ * has drained to the XON threshold, ends it where it arrives. A frame already on the line finishes. Both instants
+ * are known when the pause frame is put on the line (nothing can go ahead of it), so the pause is placed on this
+ * line at once and frames are committed around it as before; the pause frame's own slot, counters and tap go on the
+ * reverse line. Pause frames draw no faults.
+ *
  * <p>Faults. With {@link #setFaults} a frame is dropped or has one bit flipped with the given
  * probabilities, drawn from this direction's seeded stream in start order. The flipped bit lies
  * in the bytes the ICRC covers and cannot mask (BTH through ICRC, except BTH byte 4), so
@@ -49,6 +60,8 @@ import java.util.SplittableRandom;
  */
 public final class LinkDirection extends Module {
     private static final long NEVER = Long.MAX_VALUE;
+    /** Pause windows (and untapped pause frames) one direction can have ahead; a power of two. */
+    private static final int PAUSE_WINDOWS = 16;
 
     private final EthernetLink link;
     private final LinkEndpoint from;
@@ -66,10 +79,12 @@ public final class LinkDirection extends Module {
     private int txHead;
     private int txCount;
     private int readyCount;
-    private final Frame[] inFlight;
+    private Frame[] inFlight;
     private int flightHead;
     private int flightCount;
     private Frame parked;
+    /** The parked frame found every receive buffer taken (it waits for a release, not for the receiver's retry). */
+    private boolean waitsForBuffer;
     /** End of the last committed slot; the line is busy before it. */
     private long lineFreeAt = -1;
     private long epochPs;
@@ -92,6 +107,41 @@ public final class LinkDirection extends Module {
     private final LinkClock clock;
     private boolean advancing;
     private boolean delivering;
+
+    /** Priority flow control, or null for the instant stall. */
+    private final EthernetLink.Pfc pfc;
+    /** The line that carries this direction's pause frames back to its sender (itself for a loopback). */
+    LinkDirection reverse;
+    /** Picoseconds an XOFF's pause lasts. */
+    private final long pausePs;
+    // The receiving MAC's FIFO while a frame is parked: the first fifoFrames of inFlight have arrived behind it.
+    private int fifoFrames;
+    private long fifoBytes;
+    /** An XOFF was sent and no XON since. */
+    private boolean xoffActive;
+    private final Event pauseRefresh;
+    /**
+     * Pause windows of this line's transmitter, in time order: no frame starts in [pauseFrom, pauseUntil). Each
+     * opens where an XOFF arrives; a refresh or an XON moves the last one's end.
+     */
+    private final long[] pauseFrom = new long[PAUSE_WINDOWS];
+    private final long[] pauseUntil = new long[PAUSE_WINDOWS];
+    private int pauseHead;
+    private int pauseCount;
+    /** Pause frames on this line not yet shown to the taps (their start is later than when they were placed). */
+    private final long[] controlTapPs = new long[PAUSE_WINDOWS];
+    private final int[] controlTapQuanta = new int[PAUSE_WINDOWS];
+    private int controlTapHead;
+    private int controlTapCount;
+    private final byte[] controlBytes = new byte[PauseFrame.LENGTH];
+    /** The end of the slot of the last pause frame put on this line. */
+    private long lastPauseEndPs;
+    private Counter xoffSent;
+    private Counter xonSent;
+    private Counter pausedTime;
+    private Counter pauseFramesCarried;
+    private Counter fifoOverflows;
+    private TimeAverage fifoLevel;
 
     private final Counter framesSent;
     private final Counter bytesSent;
@@ -140,6 +190,19 @@ public final class LinkDirection extends Module {
         this.queuedSignal = signal("txQueue", 16);
         this.stalledSignal = signal("stalled", 1);
         this.tracing = busySignal.enabled() || queuedSignal.enabled();
+        EthernetLink.Pfc fc = link.flowControl();
+        this.pfc = fc.enabled() ? fc : null;
+        this.pausePs = PauseFrame.quantaPs(fc.quanta(), rate);
+        this.pauseRefresh = sim().event(fullName() + ".pauseRefresh", this::onPauseRefresh);
+        if (pfc != null) {
+            // Registered only with PFC, so that the statistics of a stalling link stay as they were.
+            xoffSent = stats.counter("xoffSent", "frames", "XOFF pause frames the receiving port sent for this direction (refreshes included)");
+            xonSent = stats.counter("xonSent", "frames", "XON frames the receiving port sent for this direction");
+            pausedTime = stats.counter("pausedTime", "ps", "time the transmitter was paused by PFC (counted when each pause ends)");
+            pauseFramesCarried = stats.counter("pauseFramesCarried", "frames", "pause frames put on this line for the reverse direction");
+            fifoLevel = stats.timeAverage("rxFifo", "bytes", "frame bytes waiting in the receiving MAC behind a refused frame");
+            fifoOverflows = stats.counter("fifoOverflows", "frames", "frames lost arriving at a full receive FIFO");
+        }
     }
 
     /** Per-frame probabilities of losing it and of flipping one bit; their sum must not exceed 1. */
@@ -231,9 +294,29 @@ public final class LinkDirection extends Module {
         return s < txQueue.length ? s : s - txQueue.length;
     }
 
-    /** When the queue head would start: ready, line free, and not before the last stall ended. */
+    /** When the queue head would start: ready, line free, not before the last stall ended nor inside a pause. */
     private long headStart() {
-        return Math.max(Math.max(txQueue[txHead].readyPs, lineFreeAt), resumeAt);
+        long s = Math.max(Math.max(txQueue[txHead].readyPs, lineFreeAt), resumeAt);
+        return pauseCount == 0 ? s : afterPauses(s);
+    }
+
+    /** The first instant at or after {@code s} outside every pause window (they are in time order). */
+    private long afterPauses(long s) {
+        for (int i = 0; i < pauseCount; i++) {
+            int k = (pauseHead + i) & (PAUSE_WINDOWS - 1);
+            if (s < pauseFrom[k]) {
+                break;
+            }
+            if (s < pauseUntil[k]) {
+                s = pauseUntil[k];
+            }
+        }
+        return s;
+    }
+
+    /** Whether the transmitter may start frames: always with PFC (pauses are windows), never while stalled. */
+    private boolean transmitting() {
+        return parked == null || pfc != null;
     }
 
     /**
@@ -246,16 +329,17 @@ public final class LinkDirection extends Module {
 
     private long headArrival() {
         long start = headStart();
-        int onWire = RoceLayout.wireBytes(txQueue[txHead].length());
-        long end;
+        return arrivalAfter(slotEnd(start, RoceLayout.wireBytes(txQueue[txHead].length())));
+    }
+
+    /** The end of a slot of {@code onWire} byte times started at {@code start}, the next one on the line. */
+    private long slotEnd(long start, int onWire) {
         if (psPerByte != 0) {
-            end = start + onWire * psPerByte;
+            return start + onWire * psPerByte;
         } else if (opensEpoch(start)) {
-            end = start + onWire * 8000L / rate;
-        } else {
-            end = epochPs + Math.multiplyExact(epochBytes + onWire, 8000L) / rate;
+            return start + onWire * 8000L / rate;
         }
-        return arrivalAfter(end);
+        return epochPs + Math.multiplyExact(epochBytes + onWire, 8000L) / rate;
     }
 
     /** When a frame whose line slot ends at {@code end} is usable at the far MAC. */
@@ -288,11 +372,19 @@ public final class LinkDirection extends Module {
         advancing = true;
         try {
             for (;;) {
-                long s = parked == null && txCount > 0 ? headStart() : NEVER;
+                long s = transmitting() && txCount > 0 ? headStart() : NEVER;
                 long r = readyCount < txCount ? txQueue[slot(readyCount)].readyPs : NEVER;
                 long e = idleAt(s);
                 long x = Math.min(Math.min(s, r), e);
+                if (controlTapCount > 0 && controlTapPs[controlTapHead] <= Math.min(x, t)) {
+                    // A pause frame placed earlier starts before anything else changes: the taps see it first.
+                    tapControl();
+                    continue;
+                }
                 if (x > t) {
+                    if (pauseCount > 0) {
+                        prunePauses();
+                    }
                     return;
                 }
                 if (e == x) {
@@ -332,6 +424,7 @@ public final class LinkDirection extends Module {
         f.sequence = nextSequence++;
         drawFault(f);
         lineFreeAt = end;
+        from.slotCommitted(end); // with real port buffers, its transmit buffer frees as it leaves the line
         if (!busyLevel) {
             setBusy(true, start);
         }
@@ -340,7 +433,17 @@ public final class LinkDirection extends Module {
         wireBytes.add(onWire);
         link.tap(start, f.data(), len);
         if (flightCount == inFlight.length) {
-            throw new InvariantViolation(fullName() + ": in-flight ring overflow");
+            if (pfc == null) {
+                throw new InvariantViolation(fullName() + ": in-flight ring overflow");
+            }
+            // Sent frames free their transmit buffers: the line and the FIFO can hold more frames than the pool.
+            Frame[] bigger = new Frame[inFlight.length * 2];
+            for (int k = 0; k < flightCount; k++) {
+                int j = flightHead + k;
+                bigger[k] = inFlight[j < inFlight.length ? j : j - inFlight.length];
+            }
+            inFlight = bigger;
+            flightHead = 0;
         }
         int slot = flightHead + flightCount++;
         inFlight[slot < inFlight.length ? slot : slot - inFlight.length] = f;
@@ -404,9 +507,12 @@ public final class LinkDirection extends Module {
             return; // the delivery loop re-arms once it is done
         }
         long a = NEVER;
-        if (parked == null) {
-            if (flightCount > 0) {
-                a = Math.max(now(), inFlight[flightHead].arrivalPs);
+        if (parked == null || pfc != null) {
+            // While parked with PFC, the next frame to arrive into the FIFO behind it.
+            int k = parked == null ? 0 : fifoFrames;
+            if (flightCount > k) {
+                int i = flightHead + k;
+                a = Math.max(now(), inFlight[i < inFlight.length ? i : i - inFlight.length].arrivalPs);
             } else if (txCount > 0) {
                 a = headArrival();
             }
@@ -418,8 +524,11 @@ public final class LinkDirection extends Module {
     }
 
     private void armObserve() {
-        long s = parked == null && txCount > 0 ? headStart() : NEVER;
+        long s = transmitting() && txCount > 0 ? headStart() : NEVER;
         long next = s; // taps see each frame at its start
+        if (controlTapCount > 0) {
+            next = Math.min(next, controlTapPs[controlTapHead]);
+        }
         if (tracing) {
             if (readyCount < txCount) {
                 next = Math.min(next, txQueue[slot(readyCount)].readyPs);
@@ -446,7 +555,14 @@ public final class LinkDirection extends Module {
 
     private void onArrival() {
         advanceTo(now());
-        deliverArrived();
+        if (parked == null) {
+            deliverArrived();
+        } else {
+            countArrivals(); // with PFC: frames landing in the FIFO behind the parked one
+        }
+        if (pfc != null) {
+            checkPause();
+        }
         afterTouch();
     }
 
@@ -464,8 +580,19 @@ public final class LinkDirection extends Module {
                 inFlight[flightHead] = null;
                 flightHead = flightHead + 1 == inFlight.length ? 0 : flightHead + 1;
                 flightCount--;
+                if (fifoFrames > 0) {
+                    // It waited in the FIFO: it leaves it now, taken or dropped.
+                    fifoFrames--;
+                    if (f.fault != Frame.FAULT_DROP) {
+                        fifoBytes -= f.length();
+                    }
+                }
                 if (f.fault == Frame.FAULT_DROP) {
-                    framesDropped.inc();
+                    if (f.overflowed) {
+                        f.overflowed = false;
+                    } else {
+                        framesDropped.inc();
+                    }
                     f.moveTo(Frame.ON_WIRE, Frame.HELD_BY_RECEIVER);
                     f.release();
                     continue;
@@ -481,29 +608,221 @@ public final class LinkDirection extends Module {
         } finally {
             delivering = false;
         }
+        if (parked != null) {
+            countArrivals(); // refused: the frames that have arrived behind it wait in the FIFO
+        }
+    }
+
+    /** With PFC, while a frame is parked: counts the frames that have arrived behind it into the FIFO. */
+    private void countArrivals() {
+        if (pfc == null || parked == null) {
+            return;
+        }
+        long now = now();
+        long before = fifoBytes;
+        while (fifoFrames < flightCount) {
+            int i = flightHead + fifoFrames;
+            Frame f = inFlight[i < inFlight.length ? i : i - inFlight.length];
+            if (f.arrivalPs > now) {
+                break;
+            }
+            fifoFrames++;
+            if (f.fault == Frame.FAULT_DROP) {
+                continue; // a frame lost on the line never reaches the MAC
+            }
+            if (fifoBytes + f.length() > pfc.fifoBytes()) {
+                f.fault = Frame.FAULT_DROP; // no room: lost at the MAC, counted apart from the line's losses
+                f.overflowed = true;
+                fifoOverflows.inc();
+                continue;
+            }
+            fifoBytes += f.length();
+        }
+        if (fifoBytes != before) {
+            setFifo();
+        }
+    }
+
+    private void setFifo() {
+        clock.stamp(now());
+        fifoLevel.set(fifoBytes);
+        clock.release();
+    }
+
+    /** With PFC: XOFF once the FIFO reaches its threshold, XON once it has drained to the lower one. */
+    private void checkPause() {
+        if (!xoffActive && fifoBytes >= pfc.xoffBytes()) {
+            sendPause(true);
+        } else if (xoffActive && fifoBytes <= pfc.xonBytes()) {
+            sendPause(false);
+        }
+    }
+
+    /**
+     * The receiving port sends XOFF (or XON) on the reverse line; this line's transmitter is paused from the instant
+     * it arrives (or the pause ends there). This line is up to date (no frame starting after now is committed), so
+     * every frame the pause holds back is still to be placed.
+     */
+    private void sendPause(boolean xoff) {
+        long arrive = reverse.putPause(xoff ? pfc.quanta() : 0);
+        if (xoff) {
+            xoffActive = true;
+            xoffSent.inc();
+            openPause(arrive, arrive + pausePs);
+            // Refreshed while the FIFO stays above XON, half way through the pause; never while the last pause
+            // frame is still on the line (a short pause is then refreshed back to back, and may lapse in between).
+            pauseRefresh.cancel();
+            pauseRefresh.schedule(Math.max(now() + Math.max(1, pausePs / 2), reverse.lastPauseEndPs));
+        } else {
+            xoffActive = false;
+            xonSent.inc();
+            endPause(arrive);
+            pauseRefresh.cancel();
+        }
+        reverse.afterTouch(); // its next frame now starts after the pause frame
+    }
+
+    private void onPauseRefresh() {
+        advanceTo(now());
+        if (xoffActive) {
+            countArrivals();
+            sendPause(true);
+        }
+        afterTouch();
+    }
+
+    /** A pause arriving at {@code from}: extends the last window if it is still running then, else opens one. */
+    private void openPause(long from, long until) {
+        prunePauses();
+        if (pauseCount > 0) {
+            int last = (pauseHead + pauseCount - 1) & (PAUSE_WINDOWS - 1);
+            if (from <= pauseUntil[last]) {
+                pauseUntil[last] = Math.max(pauseUntil[last], until);
+                return;
+            }
+        }
+        if (pauseCount == PAUSE_WINDOWS) {
+            throw new InvariantViolation(fullName() + ": more than " + PAUSE_WINDOWS + " pause windows ahead");
+        }
+        int k = (pauseHead + pauseCount++) & (PAUSE_WINDOWS - 1);
+        pauseFrom[k] = from;
+        pauseUntil[k] = until;
+    }
+
+    /** An XON arriving at {@code at} ends the last pause there, if it is still running then. */
+    private void endPause(long at) {
+        if (pauseCount > 0) {
+            int last = (pauseHead + pauseCount - 1) & (PAUSE_WINDOWS - 1);
+            if (at < pauseUntil[last]) {
+                pauseUntil[last] = Math.max(pauseFrom[last], at);
+            }
+        }
+        prunePauses();
+    }
+
+    /** Forgets pauses that ended by now (no frame still to be placed can start before now), counting their time. */
+    private void prunePauses() {
+        long now = now();
+        while (pauseCount > 0 && pauseUntil[pauseHead] <= now) {
+            pausedTime.add(pauseUntil[pauseHead] - pauseFrom[pauseHead]);
+            pauseHead = (pauseHead + 1) & (PAUSE_WINDOWS - 1);
+            pauseCount--;
+        }
+    }
+
+    /**
+     * Puts a pause frame asking for {@code quanta} on this line at its first frame boundary from now, ahead of every
+     * frame queued (a MAC control frame), and returns when it arrives at the far MAC. Its slot is placed at once; the
+     * taps see it at its start.
+     */
+    long putPause(int quanta) {
+        long now = now();
+        advanceTo(now);
+        long start = Math.max(now, lineFreeAt);
+        if (opensEpoch(start)) {
+            epochPs = start;
+            epochBytes = 0;
+        }
+        int onWire = RoceLayout.wireBytes(PauseFrame.LENGTH);
+        long end = slotEnd(start, onWire);
+        epochBytes += onWire;
+        lineFreeAt = end;
+        lastPauseEndPs = end;
+        if (!busyLevel) {
+            setBusy(true, start); // an idle line: it starts now
+        }
+        wireBytes.add(onWire);
+        pauseFramesCarried.inc();
+        if (link.hasTaps()) {
+            if (controlTapCount == PAUSE_WINDOWS) {
+                throw new InvariantViolation(fullName() + ": more than " + PAUSE_WINDOWS + " pause frames waiting to start");
+            }
+            int k = (controlTapHead + controlTapCount++) & (PAUSE_WINDOWS - 1);
+            controlTapPs[k] = start;
+            controlTapQuanta[k] = quanta;
+            if (start == now && !advancing) {
+                advanceTo(now); // shows it now, in order with this line's frames
+            }
+        }
+        return arrivalAfter(end);
+    }
+
+    private void tapControl() {
+        int k = controlTapHead;
+        PauseFrame.write(controlBytes, from.macAddress(), controlTapQuanta[k]);
+        link.tap(controlTapPs[k], controlBytes, PauseFrame.LENGTH);
+        controlTapHead = (k + 1) & (PAUSE_WINDOWS - 1);
+        controlTapCount--;
     }
 
     private void offer(Frame f) {
-        f.moveTo(Frame.ON_WIRE, Frame.HELD_BY_RECEIVER);
-        if (to.offer(f)) {
-            framesDelivered.inc();
-            return;
-        }
-        if (f.state == Frame.HELD_BY_RECEIVER) {
-            f.state = Frame.ON_WIRE;
+        if (to.hasReceiveBuffer()) {
+            f.moveTo(Frame.ON_WIRE, Frame.HELD_BY_RECEIVER);
+            to.takeReceiveBuffer(f);
+            if (to.offer(f)) {
+                framesDelivered.inc();
+                return;
+            }
+            if (f.state == Frame.HELD_BY_RECEIVER) {
+                f.state = Frame.ON_WIRE;
+            } else {
+                throw new IllegalStateException("receiver at " + to.fullName() + " refused " + f + " but released it");
+            }
+            to.returnReceiveBuffer(f);
+            waitsForBuffer = false;
         } else {
-            throw new IllegalStateException("receiver at " + to.fullName() + " refused " + f + " but released it");
+            waitsForBuffer = true; // every receive buffer is held: the MAC keeps it until a release
         }
         parked = f;
         refusals.inc();
         stallStartPs = now();
         stalledSignal.set(1);
+        if (pfc != null) {
+            fifoBytes += f.length();
+            setFifo();
+        }
     }
 
     void retry() {
         if (parked != null && !retryEvent.scheduled()) {
             retryEvent.scheduleIn(0);
         }
+    }
+
+    /** A receive buffer at the far end was freed: a frame parked for want of one is offered again. */
+    void receiveBufferFreed() {
+        if (waitsForBuffer) {
+            retry();
+        }
+    }
+
+    /** When the queue head's slot would end if it started as things stand (NEVER with nothing queued). */
+    long headSlotEndPs() {
+        if (txCount == 0) {
+            return NEVER;
+        }
+        advanceTo(now());
+        return txCount == 0 ? NEVER : slotEnd(headStart(), RoceLayout.wireBytes(txQueue[txHead].length()));
     }
 
     private void onRetry() {
@@ -516,11 +835,19 @@ public final class LinkDirection extends Module {
         parked = null;
         stalledPs.add(now - stallStartPs);
         stalledSignal.set(0);
-        resumeAt = now;
+        if (pfc == null) {
+            resumeAt = now;
+        } else {
+            fifoBytes -= f.length(); // offered again: it leaves the FIFO, or is parked (and counted) again
+        }
         offer(f);
         if (parked == null) {
             // What landed during the stall goes first; the line restarts after it, unless it stalls again.
             deliverArrived();
+        }
+        if (pfc != null) {
+            setFifo();
+            checkPause();
         }
         advanceTo(now);
         afterTouch();
@@ -532,10 +859,21 @@ public final class LinkDirection extends Module {
         arrival.cancel();
         retryEvent.cancel();
         observe.cancel();
+        pauseRefresh.cancel();
+        controlTapCount = 0; // those that started were shown by the advance above; a later start is not reached
+        if (pfc != null) {
+            prunePauses();
+            pauseCount = 0;
+            fifoFrames = 0;
+            fifoBytes = 0;
+            xoffActive = false;
+            setFifo();
+        }
         Arrays.fill(txQueue, null);
         Arrays.fill(inFlight, null);
         txHead = txCount = readyCount = flightHead = flightCount = 0;
         parked = null;
+        waitsForBuffer = false;
         lineFreeAt = -1;
         epochPs = 0;
         epochBytes = 0;

@@ -21,17 +21,38 @@ import java.util.Objects;
  * refuses a frame owes a {@link #retryDelivery()}; until then the frame waits at the end of the line
  * and the whole incoming direction stalls (see {@link LinkDirection}).
  *
+ * <p>With priority flow control ({@link EthernetLink.Pfc}) the port's buffers are those of a real Ethernet port
+ * instead: {@code poolSize} transmit buffers, each busy from {@link #acquire()} until its frame's slot on the line
+ * has ended (the MAC has sent it), and as many receive buffers, each taken when a frame is delivered to this end's
+ * receiver and given back by its {@link Frame#release()}. A frame that finds every receive buffer taken waits in the
+ * MAC's FIFO like a refused one. Nothing then passes between the two ends of the cable but frames: a release at the
+ * far end does not free a buffer here. The {@link Frame} objects themselves are only carriers, made as needed.
+ *
  * <p>Its statistics group is registered here, with a clock that first brings the link's lazily timed
  * lines up to date (see {@link LinkDirection}), so a dump or reset of the statistics sees every frame
  * that has started; {@link #stats()} must not be called on an endpoint.
  */
 public final class LinkEndpoint extends Module {
     private final LinkClock clock;
-    private final Frame[] all;
-    private final Frame[] free;
+    private Frame[] all;
+    private Frame[] free;
     private int freeCount;
+    private int allCount;
     private final int poolSize;
+    /** Real port buffers ({@link EthernetLink.Pfc} on): transmit slots and receive buffers counted apart. */
+    private final boolean portBuffers;
+    /** Transmit buffers taken, and the instants the committed frames among them leave the line, in order. */
+    private int txBusy;
+    private long[] slotFreePs = new long[16];
+    private int slotHead;
+    private int slotCount;
+    /** Receive buffers held by frames delivered to this end's receiver. */
+    private int rxHeld;
+    private TimeAverage rxInUse;
+    private Bound rxFull;
     private final Event bufferRetryEvent;
+    /** With real port buffers and the buffersInUse signal traced: the instant the next transmit buffer frees. */
+    private final Event slotEvent;
     private final Counter acquireRefusals;
     private final TimeAverage inUse;
     private final Bound full;
@@ -39,32 +60,57 @@ public final class LinkEndpoint extends Module {
     private Runnable bufferRetry;
     private boolean senderWaiting;
     private Acceptor<Frame> receiver;
+    /** The port's MAC address, the source of the pause frames it sends (0 until an adapter attaches). */
+    private long mac;
     LinkDirection outgoing;
     LinkDirection incoming;
 
     LinkEndpoint(EthernetLink link, String name, int poolSize) {
         super(link, name);
         this.poolSize = poolSize;
+        this.portBuffers = link.flowControl().enabled();
         this.all = new Frame[poolSize];
         this.free = new Frame[poolSize];
         for (int i = poolSize - 1; i >= 0; i--) {
             all[i] = new Frame(this, i);
             free[freeCount++] = all[i];
         }
+        allCount = poolSize;
         this.bufferRetryEvent = sim().event(fullName() + ".bufferRetry", this::fireBufferRetry);
+        this.slotEvent = sim().event(fullName() + ".slotFree", this::onSlotEvent);
         // The same path and order as Module.stats() would give, with the link's clock.
         this.clock = link.clock();
         StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), clock));
         this.acquireRefusals = stats.counter("acquireRefusals", "calls", "acquire() calls refused because every frame buffer was busy");
         this.inUse = stats.timeAverage("buffersInUse", "frames", "frame buffers acquired and not yet released");
         this.inUseSignal = signal("buffersInUse", 16);
-        this.full = stats.bound("buffers", "frame buffers", "every buffer queued, on the wire or held by the far"
-                + " receiver", "link.rxBufferFrames");
+        if (portBuffers) {
+            this.full = stats.bound("buffers", "transmit buffers", "every transmit buffer filled, queued or on the line",
+                    "link.rxBufferFrames");
+            this.rxInUse = stats.timeAverage("rxBuffersInUse", "frames", "receive buffers holding frames delivered to this end");
+            this.rxFull = stats.bound("rxBuffers", "receive buffers", "every receive buffer holds a delivered frame",
+                    "link.rxBufferFrames");
+        } else {
+            this.full = stats.bound("buffers", "frame buffers", "every buffer queued, on the wire or held by the far"
+                    + " receiver", "link.rxBufferFrames");
+        }
     }
 
     /** A free frame buffer (length 0) for the sender, or null when all are busy (then {@link #onBufferFree} will fire). */
     public Frame acquire() {
-        if (freeCount == 0) {
+        if (portBuffers) {
+            catchUpSlots();
+            if (txBusy == poolSize) {
+                senderWaiting = true;
+                acquireRefusals.inc();
+                armSlotRetry();
+                return null;
+            }
+            txBusy++;
+            if (freeCount == 0) {
+                newCarrier();
+            }
+        } else if (freeCount == 0) {
             senderWaiting = true;
             acquireRefusals.inc();
             return null;
@@ -122,6 +168,18 @@ public final class LinkEndpoint extends Module {
         incoming.retry();
     }
 
+    /** Sets the port's MAC address (48 bits), which its pause frames carry as their source. */
+    public void macAddress(long address) {
+        if (address < 0 || address >>> 48 != 0) {
+            throw new IllegalArgumentException("a MAC address has 48 bits, got 0x" + Long.toHexString(address));
+        }
+        this.mac = address;
+    }
+
+    public long macAddress() {
+        return mac;
+    }
+
     /** Frames sent from this end travel on this direction. */
     public LinkDirection outgoing() {
         return outgoing;
@@ -136,8 +194,131 @@ public final class LinkEndpoint extends Module {
         return poolSize;
     }
 
+    /** Buffers free for {@link #acquire()}: transmit buffers, with {@link EthernetLink.Pfc}. */
     public int freeBuffers() {
+        if (portBuffers) {
+            catchUpSlots();
+            return poolSize - txBusy;
+        }
         return freeCount;
+    }
+
+    /** Receive buffers held by delivered frames (with {@link EthernetLink.Pfc}; 0 otherwise). */
+    public int heldReceiveBuffers() {
+        return rxHeld;
+    }
+
+    /** Whether a frame arriving now would find a receive buffer (always, without {@link EthernetLink.Pfc}). */
+    boolean hasReceiveBuffer() {
+        return !portBuffers || rxHeld < poolSize;
+    }
+
+    /** {@code f} is being delivered to this end's receiver: it holds a receive buffer until released. */
+    void takeReceiveBuffer(Frame f) {
+        if (portBuffers) {
+            f.holdsReceiveBuffer = true;
+            rxHeld++;
+            rxLevelChanged();
+        }
+    }
+
+    /** The receiver refused {@code f}: its receive buffer is free again. */
+    void returnReceiveBuffer(Frame f) {
+        if (portBuffers) {
+            f.holdsReceiveBuffer = false;
+            rxHeld--;
+            rxLevelChanged();
+        }
+    }
+
+    private void rxLevelChanged() {
+        clock.stamp(now());
+        rxInUse.set(rxHeld);
+        rxFull.set(rxHeld == poolSize);
+        clock.release();
+    }
+
+    /** A frame from this end was committed to the line: its transmit buffer frees when its slot ends. */
+    void slotCommitted(long endPs) {
+        if (!portBuffers) {
+            return;
+        }
+        if (slotCount == slotFreePs.length) {
+            slotFreePs = growRing(slotFreePs, slotHead, slotCount);
+            slotHead = 0;
+        }
+        int i = slotHead + slotCount++;
+        slotFreePs[i < slotFreePs.length ? i : i - slotFreePs.length] = endPs;
+        if (senderWaiting) {
+            armSlotRetry();
+        }
+        if (inUseSignal.enabled() && !slotEvent.scheduled()) {
+            slotEvent.schedule(Math.max(now(), slotFreePs[slotHead])); // a traced level changes at its own instant
+        }
+    }
+
+    private void onSlotEvent() {
+        catchUpSlots();
+        if (slotCount > 0) {
+            slotEvent.schedule(Math.max(now(), slotFreePs[slotHead]));
+        }
+    }
+
+    private static long[] growRing(long[] ring, int head, int count) {
+        long[] bigger = new long[ring.length * 2];
+        for (int k = 0; k < count; k++) {
+            int i = head + k;
+            bigger[k] = ring[i < ring.length ? i : i - ring.length];
+        }
+        return bigger;
+    }
+
+    /** Frees the transmit buffers whose frames have left the line by now, each at its own instant. */
+    void catchUpSlots() {
+        if (!portBuffers) {
+            return;
+        }
+        long now = now();
+        if (outgoing != null) {
+            outgoing.advanceTo(now); // frames that started by now are committed, so their ends are known
+        }
+        while (slotCount > 0 && slotFreePs[slotHead] <= now) {
+            long at = slotFreePs[slotHead];
+            slotHead = slotHead + 1 == slotFreePs.length ? 0 : slotHead + 1;
+            slotCount--;
+            txBusy--;
+            levelChangedAt(at);
+        }
+    }
+
+    /**
+     * A sender waits for a transmit buffer: the retry comes when the first committed frame leaves the line, or,
+     * if none is committed, when the first queued one would (early if a pause delays it: it then looks again).
+     */
+    private void armSlotRetry() {
+        if (bufferRetry == null) {
+            return;
+        }
+        long at = slotCount > 0 ? slotFreePs[slotHead] : outgoing.headSlotEndPs();
+        if (at == Long.MAX_VALUE) {
+            return; // every buffer is held by the sender itself: it sends one first
+        }
+        at = Math.max(at, now());
+        if (!bufferRetryEvent.scheduled()) {
+            bufferRetryEvent.schedule(at);
+        } else if (bufferRetryEvent.time() > at) {
+            bufferRetryEvent.reschedule(at);
+        }
+    }
+
+    private void newCarrier() {
+        if (allCount == all.length) {
+            all = java.util.Arrays.copyOf(all, all.length * 2);
+            free = java.util.Arrays.copyOf(free, free.length * 2);
+        }
+        Frame f = new Frame(this, allCount);
+        all[allCount++] = f;
+        free[freeCount++] = f;
     }
 
     boolean offer(Frame f) {
@@ -148,13 +329,40 @@ public final class LinkEndpoint extends Module {
     }
 
     void recycle(Frame f) {
+        int was = f.state;
         f.keepLentBytes();
         f.state = Frame.FREE;
+        if (freeCount == free.length) {
+            free = java.util.Arrays.copyOf(free, free.length * 2);
+        }
         free[freeCount++] = f;
+        if (portBuffers) {
+            // The carrier comes back; the buffer freed is the far receiver's, the sender's own if never sent, or
+            // none (a frame lost on the way).
+            if (f.holdsReceiveBuffer) {
+                f.holdsReceiveBuffer = false;
+                outgoing.to().releaseReceiveBuffer();
+            } else if (was == Frame.HELD_BY_SENDER) {
+                catchUpSlots();
+                txBusy--;
+                levelChanged();
+                if (senderWaiting && bufferRetry != null && !bufferRetryEvent.scheduled()) {
+                    bufferRetryEvent.scheduleIn(0);
+                }
+            }
+            return;
+        }
         levelChanged();
         if (senderWaiting && bufferRetry != null && !bufferRetryEvent.scheduled()) {
             bufferRetryEvent.scheduleIn(0);
         }
+    }
+
+    /** A delivered frame was released: its receive buffer frees, and a frame waiting for one is offered again. */
+    private void releaseReceiveBuffer() {
+        rxHeld--;
+        rxLevelChanged();
+        incoming.receiveBufferFreed();
     }
 
     /**
@@ -192,15 +400,26 @@ public final class LinkEndpoint extends Module {
     }
 
     private void fireBufferRetry() {
+        if (portBuffers) {
+            catchUpSlots();
+            if (txBusy == poolSize) {
+                armSlotRetry(); // the frame it waited for was delayed by a pause
+                return;
+            }
+        }
         senderWaiting = false;
         bufferRetry.run();
     }
 
     private void levelChanged() {
-        int used = poolSize - freeCount;
-        clock.stamp(now()); // its own change, at now: no need to bring the lines up to date first
+        levelChangedAt(now()); // its own change, at now: no need to bring the lines up to date first
+    }
+
+    private void levelChangedAt(long at) {
+        int used = portBuffers ? txBusy : poolSize - freeCount;
+        clock.stamp(at);
         inUse.set(used);
-        full.set(freeCount == 0);
+        full.set(used == poolSize);
         clock.release();
         inUseSignal.set(used);
     }
@@ -209,12 +428,20 @@ public final class LinkEndpoint extends Module {
     @Override
     protected void onReset() {
         bufferRetryEvent.cancel();
+        slotEvent.cancel();
         senderWaiting = false;
         freeCount = 0;
-        for (int i = poolSize - 1; i >= 0; i--) {
+        for (int i = allCount - 1; i >= 0; i--) {
+            all[i].holdsReceiveBuffer = false;
             all[i].keepLentBytes();
             all[i].state = Frame.FREE;
             free[freeCount++] = all[i];
+        }
+        if (portBuffers) {
+            txBusy = 0;
+            slotCount = 0;
+            rxHeld = 0;
+            rxLevelChanged();
         }
         levelChanged();
     }

@@ -100,6 +100,39 @@ class TsharkDecodeTest {
         }
     }
 
+    @Test
+    void tsharkDecodesThePfcPauseFrames(@TempDir Path dir) throws Exception {
+        Path tshark = ExternalTool.tshark();
+        Path file = dir.resolve("pfc.pcap");
+        Simulator sim = new Simulator(1);
+        EthernetLink link = EthernetLink.cable(sim, "link", new EthernetLink.Config(100, 5_000, 8, EthernetLink.Phy.NONE,
+                EthernetLink.Pfc.pfc(1, 0, 4_321)));
+        link.b().macAddress(0x0200_0000_000BL);
+        boolean[] refused = {false};
+        Event retry = sim.event("retry", () -> link.b().retryDelivery());
+        link.b().connectReceiver(f -> {
+            if (!refused[0]) {
+                refused[0] = true; // the first frame: XOFF at once, XON at the retry
+                retry.schedule(2_000_000);
+                return false;
+            }
+            return Pump.consume(f);
+        });
+        try (PcapWriter pcap = PcapWriter.open(file)) {
+            link.addTap(pcap);
+            RoceWriter fromA = new RoceWriter().macs(0x0200_0000_000BL, 0x0200_0000_000AL).ipv4(0x0A00_0001, 0x0A00_0002);
+            send(sim, link.a(), 0, fromA.bth(Opcode.SEND_ONLY, 0x000123, 100), 100);
+            sim.run();
+        }
+        List<String> lines = decode(tshark, dir, file, List.of("eth.src", "eth.dst", "eth.type", "macc.opcode",
+                "macc.cbfc.enbv", "macc.cbfc.pause_time.c3"));
+        assertThat(lines).as("tshark decoded the capture").isNotNull();
+        assertThat(lines).containsExactly(
+                "02:00:00:00:00:0a|02:00:00:00:00:0b|0x0800|||",
+                "02:00:00:00:00:0b|01:80:c2:00:00:01|0x8808|0x0101|0x0008|4321",
+                "02:00:00:00:00:0b|01:80:c2:00:00:01|0x8808|0x0101|0x0008|0");
+    }
+
     private static void send(Simulator sim, LinkEndpoint from, long atPs, RoceWriter w, int payload) {
         Frame f = from.acquire();
         f.length(w.write(f.data(), new byte[payload], 0, payload));

@@ -69,7 +69,7 @@ class EventPerTlpDifferentialTest {
         assertSameRun(trace, overrides);
     }
 
-    private static String randomTrace(SplittableRandom rnd, long seed) {
+    static String randomTrace(SplittableRandom rnd, long seed) {
         StringBuilder t = new StringBuilder("rdmasim-trace 1\nhost A\nhost B\n");
         t.append("cq A.cq depth=4096\ncq B.cq depth=4096\npd A.pd\npd B.pd\n");
         t.append("mr A.src pd=A.pd size=1MiB access=LOCAL_WRITE fill=pattern:").append(seed).append('\n');
