@@ -157,15 +157,30 @@ public final class Simulator implements TimeSource {
      * if there is none.
      */
     private boolean settleDeferred() {
+        long until = deferredUntilPs();
+        if (until == DeferredWork.NONE) {
+            return false;
+        }
+        settleDeferredAt(until);
+        return true;
+    }
+
+    /** The last instant of any registered deferred work, or {@link DeferredWork#NONE}. */
+    long deferredUntilPs() {
         long until = DeferredWork.NONE;
         for (DeferredWork w : deferred) {
             until = Math.max(until, w.deferredUntilPs());
         }
-        if (until == DeferredWork.NONE) {
-            return false;
-        }
-        if (until > now) {
-            now = until;
+        return until;
+    }
+
+    /**
+     * Moves the clock to {@code atPs} (if later) and settles every piece of deferred work there, in registration
+     * order. {@link Partitions} settles all its partitions at one instant, as a single simulator settles its blocks.
+     */
+    void settleDeferredAt(long atPs) {
+        if (atPs > now) {
+            now = atPs;
         }
         for (DeferredWork w : deferred) {
             w.settle();
@@ -177,7 +192,6 @@ public final class Simulator implements TimeSource {
                         + " ps after settling at " + now + " ps");
             }
         }
-        return true;
     }
 
     void schedule(Event e, long timePs) {
@@ -257,12 +271,23 @@ public final class Simulator implements TimeSource {
         if (timePs < now) {
             throw new IllegalArgumentException("cannot run until " + timePs + " ps: now is " + now + " ps");
         }
+        if (runThrough(timePs)) {
+            now = timePs;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Runs every event at or before {@code timePs}, leaving the clock at the last one; false if {@link #stop()} ended
+     * the run first. {@link Partitions} runs its windows so, so that a run's clocks end where a single simulator's do.
+     */
+    boolean runThrough(long timePs) {
         stopRequested = false;
         final EventQueue q = queue;
         while (!stopRequested) {
             Event e = q.peek();
             if (e == null || e.time > timePs) {
-                now = timePs;
                 return true;
             }
             q.poll();
