@@ -258,8 +258,8 @@ public final class LinkEndpoint extends Module {
     }
 
     private void onSlotEvent() {
-        catchUpSlots();
-        if (slotCount > 0) {
+        catchUpSlots(); // may commit frames, whose slotCommitted arms this event again
+        if (slotCount > 0 && !slotEvent.scheduled()) {
             slotEvent.schedule(Math.max(now(), slotFreePs[slotHead]));
         }
     }

@@ -47,9 +47,4 @@ public final class PauseFrame {
     public static long quantaPs(int quanta, int rateGbps) {
         return quanta * 512_000L / rateGbps;
     }
-
-    private static void put16(byte[] b, int off, int v) {
-        b[off] = (byte) (v >>> 8);
-        b[off + 1] = (byte) v;
-    }
 }

@@ -436,8 +436,158 @@ class PfcLinkTest {
     }
 
     @Test
+    void theFifoAndReceiveBufferLevelsAreIntegratedAtTheirOwnInstants() {
+        // The first scenario's FIFO: one frame from frame 0's arrival, one more at each of the next three arrivals,
+        // empty at the retry. The receive buffers: each frame holds one from its delivery to the end.
+        Simulator sim = new Simulator(1);
+        EthernetLink link = pfcLink(sim, 3 * 1002, 0, 65_535, 16);
+        long retryAt = 2_000_000;
+        refuseFirst(sim, link.b(), retryAt, f -> { });
+        sendAtZero(sim, link, 4);
+        long[] end = new long[1];
+        sim.event("end", () -> end[0] = sim.now()).schedule(3_000_000);
+        sim.run();
+        long a0 = SLOT + PROPAGATION;
+        double fifoArea = 1002.0 * SLOT * (1 + 2 + 3) + 4008.0 * (retryAt - a0 - 3 * SLOT);
+        TimeAverage fifo = (TimeAverage) find(sim, "link.aToB.rxFifo");
+        assertThat(fifo.max()).isEqualTo(4008);
+        assertThat(fifo.level()).isZero();
+        assertThat(fifo.average()).isCloseTo(fifoArea / 3_000_000, org.assertj.core.data.Offset.offset(1e-9));
+        // Four receive buffers held from the retry on (Pump.consume releases them at once: level 0 at the end).
+        TimeAverage rx = (TimeAverage) find(sim, "link.b.rxBuffersInUse");
+        assertThat(rx.level()).isZero();
+        assertThat(rx.max()).isEqualTo(1);
+        assertThat(counter(sim, "link.b.rxBuffersFullTime")).isZero();
+        assertThat(counter(sim, "link.aToB.pausedTime")).isEqualTo(retryAt + PAUSE_SLOT + PROPAGATION
+                - (3 * SLOT + PROPAGATION + PAUSE_SLOT + PROPAGATION));
+    }
+
+    @Test
+    void heldReceiveBuffersFillTheirBoundUntilReleased() {
+        Simulator sim = new Simulator(1);
+        EthernetLink link = pfcLink(sim, 1 << 20, 0, 65_535, 2);
+        List<Frame> held = new ArrayList<>();
+        link.b().connectReceiver(f -> held.add(f));
+        long release = 1_000_000;
+        sim.event("release", () -> held.get(0).release()).schedule(release);
+        sim.event("end", () -> { }).schedule(2_000_000);
+        RoceWriter w = new RoceWriter();
+        Pump.start(link.a(), 3, (f, i) -> EthernetLinkTest.fill(f, w, i, 1002 - 58));
+        sim.run();
+        long arrive0 = SLOT + PROPAGATION;
+        // Held: 1 from frame 0's delivery, 2 from frame 1's, and frame 2 takes the buffer frame 0 gives back.
+        TimeAverage rx = (TimeAverage) find(sim, "link.b.rxBuffersInUse");
+        assertThat(rx.level()).isEqualTo(2);
+        double area = SLOT + 2.0 * (2_000_000 - arrive0 - SLOT);
+        assertThat(rx.average()).isCloseTo(area / 2_000_000, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(counter(sim, "link.b.rxBuffersFullTime")).isEqualTo(2_000_000 - arrive0 - SLOT);
+        assertThat(link.b().heldReceiveBuffers()).isEqualTo(2);
+        // The transmit side: both buffers taken at 0; frame 2 takes frame 0's as it leaves the line at SLOT, so they
+        // stay full until frame 1 leaves at 2 SLOT.
+        assertThat(link.a().freeBuffers()).isEqualTo(2);
+        assertThat(counter(sim, "link.a.buffersFullTime")).isEqualTo(2 * SLOT);
+    }
+
+    @Test
+    void aBufferGivenBackUnsentFreesAtOnceAndWakesAWaitingSender() {
+        Simulator sim = new Simulator(1);
+        EthernetLink link = pfcLink(sim, 1 << 20, 0, 65_535, 2);
+        link.b().connectReceiver(Pump::consume);
+        LongArrayList retries = new LongArrayList();
+        link.a().onBufferFree(() -> retries.add(sim.now()));
+        sim.event("take", () -> {
+            Frame f0 = link.a().acquire();
+            assertThat(link.a().acquire()).isNotNull();
+            assertThat(link.a().acquire()).as("both taken").isNull();
+            assertThat(link.a().freeBuffers()).isZero();
+            f0.release(); // never sent: its transmit buffer is the sender's to give back
+            assertThat(link.a().freeBuffers()).isEqualTo(1);
+        }).schedule(100);
+        sim.run();
+        assertThat(retries.toArray()).containsExactly(100);
+        assertThat(counter(sim, "link.a.acquireRefusals")).isEqualTo(1);
+        assertThat(((TimeAverage) find(sim, "link.a.buffersInUse")).level()).isEqualTo(1);
+    }
+
+    @Test
+    void aMacAddressHasFortyEightBits() {
+        Simulator sim = new Simulator(1);
+        EthernetLink link = pfcLink(sim, 1, 0, 1, 2);
+        link.a().macAddress(0xFFFF_FFFF_FFFFL);
+        assertThat(link.a().macAddress()).isEqualTo(0xFFFF_FFFF_FFFFL);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> link.a().macAddress(1L << 48))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("48 bits");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> link.a().macAddress(-1))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theTracedTransmitBufferLevelChangesAtEachFramesLineEnd() {
+        Simulator sim = new Simulator(1);
+        java.io.StringWriter out = new java.io.StringWriter();
+        dev.rdmasim.kernel.wave.VcdWriter vcd = new dev.rdmasim.kernel.wave.VcdWriter(out, sim,
+                dev.rdmasim.kernel.wave.SignalFilter.parse("link.a.buffersInUse"));
+        sim.attachWave(vcd);
+        EthernetLink link = pfcLink(sim, 1 << 20, 0, 65_535, 4);
+        link.b().connectReceiver(Pump::consume);
+        sendAtZero(sim, link, 3);
+        sim.run();
+        vcd.close();
+        List<long[]> changes = dev.rdmasim.kernel.testing.VcdChanges.parseTimed(out.toString()).get("link.a.buffersInUse");
+        List<String> seen = new ArrayList<>();
+        for (long[] c : changes) {
+            seen.add(c[0] + ":" + c[1]);
+        }
+        // All three taken at 0, then one frees as each frame's last byte leaves the line.
+        assertThat(seen).containsSubsequence("0:3", SLOT + ":2", 2 * SLOT + ":1", 3 * SLOT + ":0");
+        assertThat(seen.get(seen.size() - 1)).isEqualTo(3 * SLOT + ":0");
+    }
+
+    @Test
+    void aResetEmptiesThePortsBuffersAndFifo() {
+        Simulator sim = new Simulator(1);
+        EthernetLink link = pfcLink(sim, 2 * 1002, 0, 65_535, 16);
+        refuseFirst(sim, link.b(), 10_000_000, f -> { });
+        sendAtZero(sim, link, 5);
+        sim.runUntil(1_000_000); // frame 0 parked, the rest behind it, XOFF sent
+        assertThat(counter(sim, "link.aToB.xoffSent")).isEqualTo(1);
+        assertThat(((TimeAverage) find(sim, "link.aToB.rxFifo")).level()).isPositive();
+        link.reset();
+        assertThat(((TimeAverage) find(sim, "link.aToB.rxFifo")).level()).isZero();
+        assertThat(((TimeAverage) find(sim, "link.b.rxBuffersInUse")).level()).isZero();
+        assertThat(link.a().freeBuffers()).isEqualTo(16);
+        assertThat(link.b().heldReceiveBuffers()).isZero();
+        // The link works as new: a frame sent now starts at once, unpaused.
+        Seen seen = tap(link);
+        sim.event("again", () -> send(link, new RoceWriter(), 9)).schedule(1_100_000);
+        sim.runUntil(1_200_000);
+        assertThat(seen.dataStarts.toArray()).containsExactly(1_100_000);
+    }
+
+    @Test
+    void aFrameDueTheInstantAPauseArrivesWaitsForTheXon() {
+        // The propagation delay chosen so that the XOFF reaches a the very picosecond frame 4 is due: 2 P + one
+        // pause slot = one data slot. The pause covers its first instant, so frame 4 waits.
+        long p = (SLOT - PAUSE_SLOT) / 2;
+        Simulator sim = new Simulator(1);
+        EthernetLink link = EthernetLink.cable(sim, "link", new EthernetLink.Config(100, p, 16,
+                EthernetLink.Phy.NONE, EthernetLink.Pfc.pfc(3 * 1002, 0, 65_535)));
+        Seen seen = tap(link);
+        long retryAt = 2_000_000;
+        refuseFirst(sim, link.b(), retryAt, f -> { });
+        sendAtZero(sim, link, 6);
+        sim.run();
+        long xoffArrives = 3 * SLOT + p + PAUSE_SLOT + p;
+        assertThat(xoffArrives).isEqualTo(4 * SLOT);
+        long xonArrives = retryAt + PAUSE_SLOT + p;
+        assertThat(seen.dataStarts.toArray()).containsExactly(0, SLOT, 2 * SLOT, 3 * SLOT, xonArrives, xonArrives + SLOT);
+        assertThat(counter(sim, "link.aToB.pausedTime")).isEqualTo(xonArrives - xoffArrives);
+    }
+
+    @Test
     void pauseFrameBytes() {
         byte[] b = new byte[PauseFrame.LENGTH];
+        java.util.Arrays.fill(b, (byte) 0xFF); // a reused buffer: every byte not written must be cleared
         PauseFrame.write(b, 0x02_00_00_00_00_0BL, 0x1234);
         assertThat(RoceLayout.u48(b, 0)).isEqualTo(0x0180_C200_0001L);
         assertThat(RoceLayout.u48(b, 6)).isEqualTo(0x02_00_00_00_00_0BL);
