@@ -6,6 +6,7 @@ import dev.rdmasim.adapter.config.Parameters;
 import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.adapter.format.AccessFlags;
 import dev.rdmasim.adapter.wire.EthernetLink;
+import dev.rdmasim.kernel.Partitions;
 import dev.rdmasim.kernel.Simulator;
 
 /**
@@ -71,9 +72,31 @@ public final class HostPair {
      */
     public static HostPair createUnconnected(Simulator sim, Profile profile, long bufferBytes, int cqLog, int sqLogBbs,
                                              int rqLog) {
-        Host ha = new Host(sim, "hostA", "nicA", profile, 0x02_00_00_00_00_01L, 0x0A00_0001);
-        Host hb = new Host(sim, "hostB", "nicB", profile, 0x02_00_00_00_00_02L, 0x0A00_0002);
-        EthernetLink link = cable(sim, "wire", profile);
+        return build(sim, sim, () -> cable(sim, "wire", profile), profile, bufferBytes, cqLog, sqLogBbs, rqLog);
+    }
+
+    /**
+     * As {@link #create(Simulator, Profile)}, but host A runs in {@code simA} and host B in {@code simB}, two
+     * partitions of {@code partitions} that meet only at the cable ({@link EthernetLink#split}), so that
+     * {@link Partitions#run(int)} can run the two sides on two threads with the result of one. The profile must
+     * choose priority flow control ({@code link.flowControl=pfc}).
+     */
+    public static HostPair createSplit(Partitions partitions, Simulator simA, Simulator simB, Profile profile) {
+        HostPair p = build(simA, simB, () -> {
+            EthernetLink link = EthernetLink.split(partitions, simA, simB, "wire", config(profile));
+            setFaults(link, profile);
+            return link;
+        }, profile, 1 << 20, 8, 8, 6);
+        p.a.qp().connect(p.b.qp());
+        return p;
+    }
+
+    /** The hosts, then the cable (so their statistics come first, as they always have), then the rest. */
+    private static HostPair build(Simulator simA, Simulator simB, java.util.function.Supplier<EthernetLink> cable,
+            Profile profile, long bufferBytes, int cqLog, int sqLogBbs, int rqLog) {
+        Host ha = new Host(simA, "hostA", "nicA", profile, 0x02_00_00_00_00_01L, 0x0A00_0001);
+        Host hb = new Host(simB, "hostB", "nicB", profile, 0x02_00_00_00_00_02L, 0x0A00_0002);
+        EthernetLink link = cable.get();
         ha.attach(link.a());
         hb.attach(link.b());
         Side a = side(ha, bufferBytes, cqLog, sqLogBbs, rqLog);
@@ -91,20 +114,28 @@ public final class HostPair {
      * directions.
      */
     public static EthernetLink cable(Simulator sim, String name, Profile profile) {
+        EthernetLink link = EthernetLink.cable(sim, name, config(profile));
+        setFaults(link, profile);
+        return link;
+    }
+
+    private static EthernetLink.Config config(Profile profile) {
         EthernetLink.Phy phy = new EthernetLink.Phy(EthernetLink.Fec.of(profile.getString(Parameters.LINK_FEC)),
                 profile.getLong(Parameters.LINK_PHY_TX_LATENCY), profile.getLong(Parameters.LINK_PHY_RX_LATENCY));
         EthernetLink.Pfc flowControl = "pfc".equals(profile.getString(Parameters.LINK_FLOW_CONTROL))
                 ? EthernetLink.Pfc.pfc(profile.getLong(Parameters.LINK_PFC_XOFF), profile.getLong(Parameters.LINK_PFC_XON),
                         profile.getInt(Parameters.LINK_PFC_QUANTA), profile.getLong(Parameters.LINK_PFC_FIFO))
                 : EthernetLink.Pfc.STALL;
-        EthernetLink link = EthernetLink.cable(sim, name, new EthernetLink.Config(
-                (int) (profile.getLong(LINK_RATE) / 1_000_000_000L), profile.getLong(Parameters.LINK_PROPAGATION_DELAY),
-                profile.getInt(Parameters.LINK_RX_BUFFER_FRAMES), phy, flowControl));
+        return new EthernetLink.Config((int) (profile.getLong(LINK_RATE) / 1_000_000_000L),
+                profile.getLong(Parameters.LINK_PROPAGATION_DELAY), profile.getInt(Parameters.LINK_RX_BUFFER_FRAMES), phy,
+                flowControl);
+    }
+
+    private static void setFaults(EthernetLink link, Profile profile) {
         double drop = profile.getDouble(Parameters.LINK_DROP_PROBABILITY);
         double corrupt = profile.getDouble(Parameters.LINK_CORRUPT_PROBABILITY);
         link.aToB().setFaults(drop, corrupt);
         link.bToA().setFaults(drop, corrupt);
-        return link;
     }
 
     private static Side side(Host h, long bufferBytes, int cqLog, int sqLogBbs, int rqLog) {

@@ -37,6 +37,7 @@ public final class WriteStream extends Module {
     private int sinceSignal;
     private long outstanding;
     private long stopAt = Long.MAX_VALUE;
+    private long postLimit = Long.MAX_VALUE;
 
     /**
      * @param msgBytes    payload bytes per WRITE (1 .. the buffer size)
@@ -91,6 +92,18 @@ public final class WriteStream extends Module {
         return completed.value();
     }
 
+    /**
+     * Posts no more than {@code total} WRITEs in all (a multiple of the batch and of the signalling interval, so the
+     * last one asks for a CQE): the stream then ends, and a run can end with it.
+     */
+    public void postAtMost(long total) {
+        if (total < 0 || total % batch != 0 || total % signalEvery != 0) {
+            throw new IllegalArgumentException("total must be a multiple of batch (" + batch + ") and signalEvery ("
+                    + signalEvery + "), got " + total);
+        }
+        postLimit = total;
+    }
+
     /** Stops the simulator's run loop once {@code count} WRITEs have completed in total. */
     public void stopWhenCompleted(long count) {
         stopAt = count;
@@ -117,7 +130,7 @@ public final class WriteStream extends Module {
         if (sq.pendingWqes() > 0 && !sq.ringDoorbell()) {
             return;
         }
-        while (outstanding + batch <= depth) {
+        while (outstanding + batch <= depth && seq + batch <= postLimit) {
             if (!postBatch()) {
                 break; // CPU queue full: the room listener wakes us.
             }

@@ -1,18 +1,21 @@
 package dev.rdmasim.kernel;
 
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
  * A one-way line from one partition of a {@link Partitions} model to another: each message is sent with the instant
- * it arrives, at least {@link #latencyPs()} after the sender's current time and never before the message sent ahead
- * of it (a line delivers in order). The least latency is what lets the two partitions run apart: nothing sent in a
- * window can arrive in it.
+ * it arrives, at least {@link #latencyPs()} after it is sent and never before the message sent ahead of it (a line
+ * delivers in order). The least latency is what lets the two partitions run apart: nothing sent in a window can
+ * arrive in it.
  *
- * <p>Messages sent during a window wait in the sender's outbox until the window ends; {@link Partitions} then moves
- * them into the receiver's inbox, in the order sent, and arms one event on the receiving simulator for the first
- * arrival. That event hands every message due at its instant to the receiver, in order, and re-arms itself for the
- * next. Both rings grow by doubling and are reused, so a steady stream allocates nothing per message.
+ * <p>Messages sent during a window wait in the sender's outbox for that window (there are two, used in alternate
+ * windows, so the sender fills one while the receiver empties the other). When every partition has reached the
+ * window's end, the receiver's thread moves them into its inbox, in the order sent, and arms one event on its own
+ * simulator for the first arrival; that event hands every message due at its instant to the receiver, in order, and
+ * re-arms itself for the next. The rings grow by doubling and are reused, so a steady stream allocates nothing per
+ * message.
  *
  * @param <T> what the line carries; the receiver owns a message once it is handed over
  */
@@ -20,29 +23,31 @@ public final class Crossing<T> {
     private final Partitions owner;
     private final String name;
     private final Simulator from;
+    private final int fromIndex;
     private final Simulator to;
     private final long latencyPs;
     private final Consumer<? super T> receiver;
     private final Event deliver;
 
-    // The sender's side: written only by the thread running the sending partition, during a window.
-    private Object[] out = new Object[16];
-    private long[] outAt = new long[16];
-    private int outCount;
+    // The sender's side: outbox p is written only by the sending partition's thread, during windows of parity p.
+    private final Object[][] out = {new Object[16], new Object[16]};
+    private final long[][] outAt = {new long[16], new long[16]};
+    private final int[] outCount = new int[2];
     private long lastSentAt = Long.MIN_VALUE;
     private long sent;
 
-    // The receiver's side: filled at the end of a window, drained by the delivery event.
+    // The receiver's side: filled from the outboxes after each window, drained by the delivery event.
     private Object[] in = new Object[16];
     private long[] inAt = new long[16];
     private int inHead;
     private int inCount;
 
-    Crossing(Partitions owner, String name, Simulator from, Simulator to, long latencyPs, int priority,
+    Crossing(Partitions owner, String name, Simulator from, int fromIndex, Simulator to, long latencyPs, int priority,
             Consumer<? super T> receiver) {
         this.owner = owner;
         this.name = Objects.requireNonNull(name, "name");
         this.from = Objects.requireNonNull(from, "from");
+        this.fromIndex = fromIndex;
         this.to = Objects.requireNonNull(to, "to");
         if (latencyPs <= 0) {
             throw new IllegalArgumentException("crossing '" + name + "': the least latency must be positive, got "
@@ -84,52 +89,55 @@ public final class Crossing<T> {
      * may already have run to (the end of the window now running, or of the last one): a later hand-over throws.
      */
     public void send(T message, long sentPs, long arrivalPs) {
+        Objects.requireNonNull(message, "message");
         if (arrivalPs < sentPs + latencyPs) {
             throw new InvariantViolation("crossing '" + name + "': a message sent at " + sentPs + " ps arrives at "
                     + arrivalPs + " ps, sooner than its least latency of " + latencyPs + " ps");
         }
-        if (arrivalPs <= owner.horizonPs()) {
+        long horizon = owner.windowEnd(fromIndex);
+        if (arrivalPs <= horizon) {
             throw new InvariantViolation("crossing '" + name + "': a message arriving at " + arrivalPs
-                    + " ps is handed over after the partitions may have run to " + owner.horizonPs() + " ps");
+                    + " ps is handed over after the partitions may have run to " + horizon + " ps");
         }
         if (arrivalPs < lastSentAt) {
             throw new InvariantViolation("crossing '" + name + "': a message arriving at " + arrivalPs
                     + " ps would overtake the one sent before it, arriving at " + lastSentAt + " ps");
         }
         lastSentAt = arrivalPs;
-        if (outCount == out.length) {
-            out = java.util.Arrays.copyOf(out, outCount * 2);
-            outAt = java.util.Arrays.copyOf(outAt, outCount * 2);
+        int p = owner.parity(fromIndex);
+        int n = outCount[p];
+        if (n == out[p].length) {
+            out[p] = Arrays.copyOf(out[p], n * 2);
+            outAt[p] = Arrays.copyOf(outAt[p], n * 2);
         }
-        out[outCount] = Objects.requireNonNull(message, "message");
-        outAt[outCount++] = arrivalPs;
+        out[p][n] = message;
+        outAt[p][n] = arrivalPs;
+        outCount[p] = n + 1;
         sent++;
     }
 
-    /** Messages sent and not yet handed to the receiver (in the outbox or the inbox). */
+    /** Messages sent and not yet handed to the receiver (in an outbox or the inbox). */
     public int inFlight() {
-        return outCount + inCount;
+        return outCount[0] + outCount[1] + inCount;
     }
 
-    /** The arrival of the first message the receiver has not had yet, or {@link Long#MAX_VALUE}. */
-    long nextArrivalPs() {
-        if (inCount > 0) {
-            return inAt[inHead];
-        }
-        return outCount > 0 ? outAt[0] : Long.MAX_VALUE;
+    /** The arrival of the first message in outbox {@code p}, or {@link Long#MAX_VALUE}: its earliest, as a line is in order. */
+    long firstArrivalPs(int p) {
+        return outCount[p] > 0 ? outAt[p][0] : Long.MAX_VALUE;
     }
 
     /**
-     * End of a window, with no partition running: the outbox joins the inbox in the order sent, and the delivery
-     * event is armed for the first arrival.
+     * On the receiving partition's thread, once the window of parity {@code p} has ended everywhere: outbox {@code p}
+     * joins the inbox in the order sent, and the delivery event is armed for the first arrival.
      */
-    void handOver() {
-        if (outCount == 0) {
+    void pull(int p) {
+        int n = outCount[p];
+        if (n == 0) {
             return;
         }
-        if (inCount + outCount > in.length) {
+        if (inCount + n > in.length) {
             int size = in.length;
-            while (size < inCount + outCount) {
+            while (size < inCount + n) {
                 size *= 2;
             }
             Object[] bigger = new Object[size];
@@ -144,14 +152,16 @@ public final class Crossing<T> {
             inHead = 0;
         }
         int mask = in.length - 1;
-        for (int k = 0; k < outCount; k++) {
+        Object[] o = out[p];
+        long[] oa = outAt[p];
+        for (int k = 0; k < n; k++) {
             int i = (inHead + inCount + k) & mask;
-            in[i] = out[k];
-            inAt[i] = outAt[k];
-            out[k] = null;
+            in[i] = o[k];
+            inAt[i] = oa[k];
+            o[k] = null;
         }
-        inCount += outCount;
-        outCount = 0;
+        inCount += n;
+        outCount[p] = 0;
         if (!deliver.scheduled()) {
             deliver.schedule(inAt[inHead]);
         }

@@ -1,41 +1,63 @@
 package dev.rdmasim.kernel;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 /**
  * One model cut into partitions, each a {@link Simulator} of its own, that meet only through {@link Crossing}s with a
- * least latency. Runs them in windows of simulated time no longer than the least latency of any crossing (the
- * conservative lookahead): a message sent inside a window cannot arrive inside it, so during a window every
- * partition runs alone, and the messages are handed over when all have reached its end, crossing by crossing in the
- * order the crossings were made and within a crossing in the order sent.
+ * least latency (and untimed {@link Mailbox}es). Runs them in windows of simulated time no longer than the least
+ * latency of any crossing (the conservative lookahead): a message sent inside a window cannot arrive inside it, so
+ * during a window every partition runs alone.
  *
- * <p>The partitions run on as many threads as asked (each thread its share, in index order) or one after another on
- * the caller's: the result is the same either way, to the event, because no partition sees another's state except
- * through the hand-over, and the hand-over and the window bounds depend only on simulated state. A window starts at
- * the earliest pending event of any partition, so idle stretches cost nothing.
+ * <p>Each thread runs its share of the partitions (partition i on thread i mod threads) window after window, and
+ * the threads meet once per window: each publishes, for its partitions, the time of the next pending event (and of
+ * the first message it sent that window) and whether it stopped, then waits for the others. Then each partition
+ * takes the messages sent to it during the window, crossing by crossing in the order the crossings were made and
+ * each in the order sent, and every thread works out the next window from the published times alike: it starts at
+ * the earliest of them, so idle stretches cost nothing. A partition touches another's state only through those
+ * hand-overs, and the window bounds depend only on simulated state, so every partition runs the same events in the
+ * same order on one thread or several.
  *
  * <p>When every partition is idle and nothing is in flight, deferred work ({@link Simulator#addDeferredWork}) is
  * settled as a single simulator settles it: at the last instant any partition's deferred work has, every partition's
  * clock moved there, partitions in index order. A {@link Simulator#stop()} in a partition stops that partition at
  * once and ends the run when the window ends, as {@link #stop()} does: the other partitions finish the window, so the
- * point where a run stops does not depend on the threads either.
+ * point where a run stops does not depend on the threads either. The next run first finishes that window in the
+ * stopped partition.
  */
 public final class Partitions {
+    /** Stride of the per-partition arrays written by one thread and read by others: 128 bytes, a cache line pair. */
+    private static final int PAD = 16;
+    private static final int QUIET = 0;
+    private static final int STOPPED = 1;
+
     private final Simulator[] parts;
-    private Crossing<?>[] crossings = new Crossing<?>[0];
+    private Crossing<?>[][] incoming;
+    private Crossing<?>[][] outgoing;
+    private Mailbox<?>[][] mailboxesIn;
     private long lookaheadPs = Long.MAX_VALUE;
     private volatile boolean stopAsked;
     private long windows;
+    /** Windows run since creation: the parity of the next one picks the outboxes. */
+    private long round;
     /** The last instant of the last window run (a partition stopped inside it finishes it when the run goes on). */
     private long lastWindowEnd = Long.MIN_VALUE;
     /** Per partition, work to do at the start of each of its windows (null: none). */
     private final LongConsumer[] beforeWindow;
+    // Per partition (index i * PAD), written by its own thread: the window it runs, and what it publishes at its end;
+    // the published values by window parity too (index (2 i + p) * PAD), since a thread may start the next window
+    // while another still reads what it published for this one.
+    private final long[] windowEnd;
+    private final int[] parity;
+    private final long[] nextPs;
+    private final boolean[] stopped;
+    private volatile Throwable failure;
 
     /** Partitions that start at the same instant; each must be used by this object only. */
     public Partitions(List<Simulator> partitions) {
@@ -43,7 +65,6 @@ public final class Partitions {
             throw new IllegalArgumentException("no partitions");
         }
         this.parts = partitions.toArray(new Simulator[0]);
-        this.beforeWindow = new LongConsumer[parts.length];
         for (int i = 0; i < parts.length; i++) {
             Objects.requireNonNull(parts[i], "partition " + i);
             for (int j = 0; j < i; j++) {
@@ -52,6 +73,16 @@ public final class Partitions {
                 }
             }
         }
+        int n = parts.length;
+        this.incoming = new Crossing<?>[n][0];
+        this.outgoing = new Crossing<?>[n][0];
+        this.mailboxesIn = new Mailbox<?>[n][0];
+        this.beforeWindow = new LongConsumer[n];
+        this.windowEnd = new long[n * PAD];
+        Arrays.fill(windowEnd, Long.MIN_VALUE);
+        this.parity = new int[n * PAD];
+        this.nextPs = new long[2 * n * PAD];
+        this.stopped = new boolean[2 * n * PAD];
     }
 
     /**
@@ -67,11 +98,30 @@ public final class Partitions {
             throw new IllegalArgumentException("crossing '" + name + "' starts and ends in partition " + f
                     + "; within a partition, schedule an event");
         }
-        Crossing<T> c = new Crossing<>(this, name, from, to, latencyPs, priority, receiver);
-        crossings = java.util.Arrays.copyOf(crossings, crossings.length + 1);
-        crossings[crossings.length - 1] = c;
+        Crossing<T> c = new Crossing<>(this, name, from, f, to, latencyPs, priority, receiver);
+        incoming[t] = append(incoming[t], c);
+        outgoing[f] = append(outgoing[f], c);
         lookaheadPs = Math.min(lookaheadPs, latencyPs);
         return c;
+    }
+
+    /** An untimed line from partition {@code from} to {@code to}: see {@link Mailbox}. */
+    public <T> Mailbox<T> mailbox(String name, Simulator from, Simulator to, Consumer<? super T> receiver) {
+        int f = indexOf(from);
+        int t = indexOf(to);
+        if (f == t) {
+            throw new IllegalArgumentException("mailbox '" + name + "' starts and ends in partition " + f);
+        }
+        Mailbox<T> m = new Mailbox<>(this, name, f, receiver);
+        mailboxesIn[t] = Arrays.copyOf(mailboxesIn[t], mailboxesIn[t].length + 1);
+        mailboxesIn[t][mailboxesIn[t].length - 1] = m;
+        return m;
+    }
+
+    private static Crossing<?>[] append(Crossing<?>[] a, Crossing<?> c) {
+        Crossing<?>[] b = Arrays.copyOf(a, a.length + 1);
+        b[a.length] = c;
+        return b;
     }
 
     private int indexOf(Simulator sim) {
@@ -85,8 +135,8 @@ public final class Partitions {
 
     /**
      * Has {@code hook} run in {@code partition}, on its thread, at the start of each window it takes part in, with
-     * the window's first instant: for a block that does its work lazily and must hand over across a {@link Crossing}
-     * whatever it did before that instant. One hook per partition; a second call adds to the first.
+     * the window's first instant: for a block that hands over across a {@link Crossing} ahead of time what it will
+     * send during the window. A second call adds to the first.
      */
     public void beforeEachWindow(Simulator partition, LongConsumer hook) {
         int i = indexOf(partition);
@@ -95,9 +145,14 @@ public final class Partitions {
         beforeWindow[i] = before == null ? hook : before.andThen(hook);
     }
 
-    /** The latest instant a partition may have run to: the end of the window now running, or of the last one. */
-    long horizonPs() {
-        return lastWindowEnd;
+    /** The latest instant partition {@code i} may have run to: the end of the window it runs, or of the last one. */
+    long windowEnd(int i) {
+        return windowEnd[i * PAD];
+    }
+
+    /** Which of its two outboxes partition {@code i} fills now. */
+    int parity(int i) {
+        return parity[i * PAD];
     }
 
     public int size() {
@@ -139,8 +194,8 @@ public final class Partitions {
 
     /**
      * Runs every event at or before {@code timePs} in every partition, then moves every clock there (unless
-     * {@code timePs} is {@link Long#MAX_VALUE}: then the clocks stay at the last event, or the last settled deferred
-     * work). False if stopped first. {@code threads} at most the number of partitions is used.
+     * {@code timePs} is {@link Long#MAX_VALUE}: then every clock ends at the last event of any partition, or the last
+     * settled deferred work). False if stopped first. {@code threads} at most the number of partitions is used.
      */
     public boolean runUntil(long timePs, int threads) {
         if (threads < 1) {
@@ -154,6 +209,7 @@ public final class Partitions {
             throw new IllegalArgumentException("cannot run until " + timePs + " ps: now is " + now + " ps");
         }
         stopAsked = false;
+        failure = null;
         // A partition stopped inside the last window finishes it first: nothing can reach it before the window's end.
         for (Simulator s : parts) {
             if (!s.runThrough(Math.min(lastWindowEnd, timePs))) {
@@ -161,168 +217,185 @@ public final class Partitions {
             }
         }
         int n = Math.min(threads, parts.length);
-        return n == 1 ? new Runner(timePs, null).runAll() : runThreaded(timePs, n);
+        while (true) {
+            pullAll(); // what was sent outside a run, or in the catch-up above
+            long start = Long.MAX_VALUE;
+            for (Simulator s : parts) {
+                start = Math.min(start, s.nextEventTime());
+            }
+            if (start == Long.MAX_VALUE && timePs == Long.MAX_VALUE) {
+                if (settle()) {
+                    continue;
+                }
+                long last = Long.MIN_VALUE; // as one simulator would: every clock at the last event of any partition
+                for (Simulator s : parts) {
+                    last = Math.max(last, s.now());
+                }
+                for (Simulator s : parts) {
+                    s.runUntil(last);
+                }
+                return true;
+            }
+            if (start > timePs) {
+                for (Simulator s : parts) {
+                    s.runUntil(timePs);
+                }
+                return true;
+            }
+            int outcome = n == 1 ? windowLoop(0, 1, null, start, timePs, round) : threaded(n, start, timePs);
+            Throwable t = failure;
+            if (t != null) {
+                rethrow(t);
+            }
+            if (outcome == STOPPED) {
+                return false;
+            }
+        }
     }
 
-    private boolean runThreaded(long timePs, int threads) {
+    private void pullAll() {
+        for (int i = 0; i < parts.length; i++) {
+            for (int p = 0; p < 2; p++) {
+                for (Crossing<?> c : incoming[i]) {
+                    c.pull(p);
+                }
+                for (Mailbox<?> m : mailboxesIn[i]) {
+                    m.pull(p);
+                }
+            }
+        }
+    }
+
+    private int threaded(int threads, long start, long untilPs) {
         Barrier barrier = new Barrier(threads);
-        Runner runner = new Runner(timePs, barrier);
+        long firstRound = round;
+        int[] outcomes = new int[threads];
         List<Thread> workers = new ArrayList<>();
         for (int w = 1; w < threads; w++) {
             int worker = w;
-            Thread t = new Thread(() -> runner.work(worker), "partitions-" + worker);
+            Thread t = new Thread(() -> outcomes[worker] = windowLoop(worker, threads, barrier, start, untilPs,
+                    firstRound), "partitions-" + worker);
             t.setDaemon(true);
             workers.add(t);
             t.start();
         }
-        try {
-            return runner.runAll();
-        } finally {
-            barrier.finish();
-            for (Thread t : workers) {
-                boolean interrupted = false;
-                while (true) {
-                    try {
-                        t.join();
-                        break;
-                    } catch (InterruptedException e) {
-                        interrupted = true;
+        outcomes[0] = windowLoop(0, threads, barrier, start, untilPs, firstRound);
+        boolean interrupted = false;
+        for (Thread t : workers) {
+            while (true) {
+                try {
+                    t.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return outcomes[0];
+    }
+
+    /**
+     * Thread {@code t}'s windows, from the one starting at {@code start} until a window after which every partition is
+     * idle (or the next event is past {@code untilPs}), or one in which a partition stopped or failed. Every thread
+     * takes the same decisions from the same published values, so all leave after the same window.
+     */
+    private int windowLoop(int t, int threads, Barrier barrier, long start, long untilPs, long firstRound) {
+        long k = firstRound;
+        while (true) {
+            long end = start > Long.MAX_VALUE - lookaheadPs ? Long.MAX_VALUE : start + lookaheadPs - 1;
+            end = Math.min(end, untilPs);
+            int p = (int) (k & 1);
+            for (int i = t; i < parts.length; i += threads) {
+                runWindow(i, p, start, end);
+            }
+            if (t == 0) {
+                windows++;
+                round = k + 1;
+                lastWindowEnd = end;
+                stopped[p * PAD] |= stopAsked; // read once, by one thread, and published with the rest
+            }
+            if (barrier != null) {
+                barrier.await(t);
+            }
+            for (int i = t; i < parts.length; i += threads) {
+                try {
+                    for (Crossing<?> c : incoming[i]) {
+                        c.pull(p);
                     }
+                    for (Mailbox<?> m : mailboxesIn[i]) {
+                        m.pull(p);
+                    }
+                } catch (Throwable e) {
+                    fail(e);
                 }
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
+            }
+            long next = Long.MAX_VALUE;
+            boolean stop = false;
+            for (int i = 0; i < parts.length; i++) {
+                next = Math.min(next, nextPs[(2 * i + p) * PAD]);
+                stop |= stopped[(2 * i + p) * PAD];
+            }
+            k++;
+            if (stop) {
+                return STOPPED; // the caller joins every thread before it looks at any partition
+            }
+            if (next == Long.MAX_VALUE || next > untilPs) {
+                return QUIET;
+            }
+            start = next;
+        }
+    }
+
+    /** Partition {@code i}'s part of a window, and what it publishes at the end: it never throws. */
+    private void runWindow(int i, int p, long start, long end) {
+        int x = i * PAD;
+        windowEnd[x] = end;
+        parity[x] = p;
+        boolean ok;
+        long next = Long.MAX_VALUE;
+        try {
+            LongConsumer before = beforeWindow[i];
+            if (before != null) {
+                before.accept(start);
+            }
+            ok = parts[i].runThrough(end);
+            next = parts[i].nextEventTime();
+            for (Crossing<?> c : outgoing[i]) {
+                next = Math.min(next, c.firstArrivalPs(p));
+            }
+        } catch (Throwable e) {
+            fail(e);
+            ok = false;
+        }
+        int y = (2 * i + p) * PAD;
+        nextPs[y] = next;
+        stopped[y] = !ok;
+    }
+
+    private void fail(Throwable e) {
+        synchronized (this) {
+            if (failure == null) {
+                failure = e;
             }
         }
     }
 
-    /** One run: the window loop, on the caller's thread, with the other threads (if any) running their shares. */
-    private final class Runner {
-        private final long untilPs;
-        private final Barrier barrier;
-        private final int threads;
-        /** The current window's first and last instants, written before a window is opened. */
-        private long windowStart;
-        private long windowEnd;
-        /** Per partition: false if its simulator was stopped in the window; written by the thread that runs it. */
-        private final boolean[] ranOut;
-        private volatile Throwable failure;
-
-        Runner(long untilPs, Barrier barrier) {
-            this.untilPs = untilPs;
-            this.barrier = barrier;
-            this.threads = barrier == null ? 1 : barrier.threads;
-            this.ranOut = new boolean[parts.length];
+    /** Settles every partition's deferred work at the latest instant any of it has; false if there is none. */
+    private boolean settle() {
+        long at = DeferredWork.NONE;
+        for (Simulator s : parts) {
+            at = Math.max(at, s.deferredUntilPs());
         }
-
-        boolean runAll() {
-            while (true) {
-                for (Crossing<?> c : crossings) {
-                    c.handOver();
-                }
-                long start = earliest();
-                if (start == Long.MAX_VALUE && untilPs == Long.MAX_VALUE) {
-                    if (settle()) {
-                        continue;
-                    }
-                    // As one simulator would: every clock at the last event of any partition.
-                    long last = Long.MIN_VALUE;
-                    for (Simulator s : parts) {
-                        last = Math.max(last, s.now());
-                    }
-                    for (Simulator s : parts) {
-                        s.runUntil(last);
-                    }
-                    return true;
-                }
-                if (start > untilPs) {
-                    for (Simulator s : parts) {
-                        s.runUntil(untilPs);
-                    }
-                    return true;
-                }
-                long end = start > Long.MAX_VALUE - lookaheadPs ? Long.MAX_VALUE : start + lookaheadPs - 1;
-                windowStart = start;
-                windowEnd = Math.min(end, untilPs);
-                lastWindowEnd = windowEnd;
-                windows++;
-                if (barrier != null) {
-                    barrier.open();
-                }
-                runShare(0);
-                if (barrier != null) {
-                    barrier.awaitOthers();
-                }
-                Throwable t = failure;
-                if (t != null) {
-                    rethrow(t);
-                }
-                boolean stopped = stopAsked;
-                for (boolean ok : ranOut) {
-                    stopped |= !ok;
-                }
-                if (stopped) {
-                    for (Crossing<?> c : crossings) {
-                        c.handOver(); // nothing sent is lost: it waits in the inbox for a later run
-                    }
-                    return false;
-                }
-            }
+        if (at == DeferredWork.NONE) {
+            return false;
         }
-
-        /** A worker thread's loop: one share of every window until the run ends. */
-        void work(int worker) {
-            long seen = 0;
-            while (true) {
-                seen = barrier.awaitOpen(seen);
-                if (seen < 0) {
-                    return;
-                }
-                runShare(worker);
-                barrier.arrive();
-            }
+        for (Simulator s : parts) {
+            s.settleDeferredAt(at);
         }
-
-        private void runShare(int thread) {
-            for (int i = thread; i < parts.length; i += threads) {
-                try {
-                    LongConsumer before = beforeWindow[i];
-                    if (before != null) {
-                        before.accept(windowStart);
-                    }
-                    ranOut[i] = parts[i].runThrough(windowEnd);
-                } catch (Throwable t) {
-                    ranOut[i] = false;
-                    if (failure == null) {
-                        failure = t;
-                    }
-                    return;
-                }
-            }
-        }
-
-        private long earliest() {
-            long t = Long.MAX_VALUE;
-            for (Simulator s : parts) {
-                t = Math.min(t, s.nextEventTime());
-            }
-            return t;
-        }
-
-        /** Settles every partition's deferred work at the latest instant any of it has; false if there is none. */
-        private boolean settle() {
-            long at = DeferredWork.NONE;
-            for (Simulator s : parts) {
-                at = Math.max(at, s.deferredUntilPs());
-            }
-            if (at == DeferredWork.NONE) {
-                return false;
-            }
-            for (Simulator s : parts) {
-                s.settleDeferredAt(at);
-            }
-            return true;
-        }
+        return true;
     }
 
     private static void rethrow(Throwable t) {
@@ -336,53 +409,29 @@ public final class Partitions {
     }
 
     /**
-     * Opens windows for the worker threads and waits for them to finish each: a generation count the caller raises,
-     * and a count of the workers done with it. Waiters spin briefly, then yield, then park for a few microseconds, so
-     * a host with fewer free cores than threads still makes progress.
+     * The threads' meeting point: each raises its own counter (on a cache line of its own) to the number of windows
+     * it has finished and waits until every other has too. Waiters spin briefly, then yield, then park for a few
+     * microseconds, so a host with fewer free cores than threads still makes progress.
      */
     private static final class Barrier {
-        final int threads;
-        private final AtomicLong generation = new AtomicLong();
-        private final AtomicLong arrived = new AtomicLong();
-        private long target;
+        private final int threads;
+        private final AtomicLongArray done;
 
         Barrier(int threads) {
             this.threads = threads;
+            this.done = new AtomicLongArray(threads * PAD);
         }
 
-        void open() {
-            target += threads - 1;
-            generation.incrementAndGet();
-        }
-
-        void arrive() {
-            arrived.incrementAndGet();
-        }
-
-        void awaitOthers() {
-            int spins = 0;
-            while (arrived.get() < target) {
-                spins = pause(spins);
-            }
-        }
-
-        /** Waits for a generation after {@code seen}; returns it, or -1 once the run is over. */
-        long awaitOpen(long seen) {
-            int spins = 0;
-            while (true) {
-                long g = generation.get();
-                if (g < 0) {
-                    return -1;
+        /** Thread {@code t} has finished one more window: waits until every other has finished as many. */
+        void await(int t) {
+            long mine = done.get(t * PAD) + 1;
+            done.set(t * PAD, mine);
+            for (int j = 0; j < threads; j++) {
+                int spins = 0;
+                while (done.get(j * PAD) < mine) {
+                    spins = pause(spins);
                 }
-                if (g != seen) {
-                    return g;
-                }
-                spins = pause(spins);
             }
-        }
-
-        void finish() {
-            generation.set(Long.MIN_VALUE);
         }
 
         private static int pause(int spins) {

@@ -1,5 +1,6 @@
 package dev.rdmasim.adapter.wire;
 
+import dev.rdmasim.kernel.Partitions;
 import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.hw.Module;
 import java.util.Arrays;
@@ -155,14 +156,23 @@ public final class EthernetLink extends Module {
         }
     }
 
+    /** A {@link LinkClock} that brings both ends up to date (an unsplit link), or only end a's or b's parts. */
+    static final int BOTH_ENDS = 0;
+    static final int END_A = 1;
+    static final int END_B = 2;
+
     private final Config config;
-    // Set once by wire(), called from both constructors (which differ only in the Module super call).
+    // Set once by wire(), called from every constructor (which differ only in the Module super call).
     private LinkEndpoint a;
     private LinkEndpoint b;
     private LinkDirection aToB;
     private LinkDirection bToA;
     private FrameTap[] taps = new FrameTap[0];
-    private final LinkClock clock = new LinkClock(this);
+    private final LinkClock clock;
+    /** A split link's partitions, end b's half (a module of the same name in b's simulator) and clock; else null. */
+    private final Partitions partitions;
+    private final Module farHalf;
+    private final LinkClock farClock;
 
     /** A cable between two endpoints. */
     public static EthernetLink cable(Simulator sim, String name, Config config) {
@@ -184,31 +194,81 @@ public final class EthernetLink extends Module {
         return new EthernetLink(parent, name, config, true);
     }
 
+    /**
+     * A cable whose two ends run in two partitions of one model ({@link Partitions}): end a, its transmitter
+     * ({@code aToB}'s line) and the receiver of {@code bToA} in {@code simA}, end b and the rest in {@code simB}, the
+     * frames and pause frames crossing between them at their arrival instants. The two ends then meet only through
+     * the cable, at least one frame's flight apart, so they can run on two threads. It needs priority flow control
+     * (a stall would stop the far transmitter at the very instant of a refusal) and takes no taps or traced signals.
+     * End b's statistics are those of a module of the same name in {@code simB}.
+     */
+    public static EthernetLink split(Partitions partitions, Simulator simA, Simulator simB, String name,
+            Config config) {
+        Objects.requireNonNull(partitions, "partitions");
+        if (!config.flowControl().enabled()) {
+            throw new IllegalArgumentException("a link split over two partitions needs priority flow control"
+                    + " (link.flowControl=pfc): a stall stops the far transmitter at the instant of a refusal");
+        }
+        if (simA.wave() != null || simB.wave() != null) {
+            throw new IllegalArgumentException("a link split over two partitions traces no signals");
+        }
+        return new EthernetLink(partitions, simA, simB, name, config);
+    }
+
     private EthernetLink(Simulator sim, String name, Config config, boolean loopback) {
         super(sim, name);
         this.config = Objects.requireNonNull(config, "config");
+        this.clock = new LinkClock(this, BOTH_ENDS);
+        this.partitions = null;
+        this.farHalf = null;
+        this.farClock = clock;
         wire(loopback);
     }
 
     private EthernetLink(Module parent, String name, Config config, boolean loopback) {
         super(parent, name);
         this.config = Objects.requireNonNull(config, "config");
+        this.clock = new LinkClock(this, BOTH_ENDS);
+        this.partitions = null;
+        this.farHalf = null;
+        this.farClock = clock;
         wire(loopback);
     }
 
+    private EthernetLink(Partitions partitions, Simulator simA, Simulator simB, String name, Config config) {
+        super(simA, name);
+        this.config = Objects.requireNonNull(config, "config");
+        this.clock = new LinkClock(this, END_A);
+        this.partitions = partitions;
+        this.farHalf = new FarHalf(simB, name);
+        this.farClock = new LinkClock(this, END_B);
+        wire(false);
+        // Frames released at the far end go back to their pool between windows (a carrier changes no timing).
+        a.returnsFromFar(partitions.mailbox(name + ".a.returns", simB, simA, a::takeBack));
+        b.returnsFromFar(partitions.mailbox(name + ".b.returns", simA, simB, b::takeBack));
+    }
+
+    /** End b's half of a split link: the parent of its modules in b's simulator, under the link's own name. */
+    private static final class FarHalf extends Module {
+        FarHalf(Simulator sim, String name) {
+            super(sim, name);
+        }
+    }
+
     private void wire(boolean loopback) {
-        this.a = new LinkEndpoint(this, "a", config.buffersPerEndpoint());
+        this.a = new LinkEndpoint(this, this, "a", config.buffersPerEndpoint(), clock);
         if (loopback) {
             this.b = null;
-            this.aToB = new LinkDirection(this, "loop", a, a);
+            this.aToB = new LinkDirection(this, this, "loop", a, a);
             aToB.reverse = aToB; // its pause frames come back on the same line
             this.bToA = null;
             a.outgoing = aToB;
             a.incoming = aToB;
         } else {
-            this.b = new LinkEndpoint(this, "b", config.buffersPerEndpoint());
-            this.aToB = new LinkDirection(this, "aToB", a, b);
-            this.bToA = new LinkDirection(this, "bToA", b, a);
+            Module far = farHalf == null ? this : farHalf;
+            this.b = new LinkEndpoint(this, far, "b", config.buffersPerEndpoint(), farClock);
+            this.aToB = new LinkDirection(this, this, "aToB", a, b);
+            this.bToA = new LinkDirection(this, far, "bToA", b, a);
             aToB.reverse = bToA;
             bToA.reverse = aToB;
             a.outgoing = aToB;
@@ -266,9 +326,27 @@ public final class EthernetLink extends Module {
         return bToA;
     }
 
+    /** The partitions a split link runs in, or null. */
+    Partitions partitions() {
+        return partitions;
+    }
+
+    /** Whether the two ends run in two partitions ({@link #split}). */
+    public boolean isSplit() {
+        return partitions != null;
+    }
+
+    /** The clock of the statistics of parts at {@code end} (an endpoint, or the far half of a direction). */
+    LinkClock clock(LinkEndpoint end) {
+        return end == b ? farClock : clock;
+    }
+
     /** Adds an observer of every frame put on either line from now on. */
     public void addTap(FrameTap tap) {
         Objects.requireNonNull(tap, "tap");
+        if (partitions != null) {
+            throw new IllegalStateException(fullName() + " is split over two partitions: it takes no taps");
+        }
         catchUp(); // frames that started before now are not shown to the new tap
         taps = Arrays.copyOf(taps, taps.length + 1);
         taps[taps.length - 1] = tap;
@@ -284,6 +362,11 @@ public final class EthernetLink extends Module {
 
     /** Commits what has happened on both lines up to now, and frees the transmit buffers sent by then. */
     private void catchUp() {
+        if (partitions != null) {
+            statsNow(END_A);
+            statsNow(END_B);
+            return;
+        }
         if (aToB != null) { // null while the endpoints are being built
             aToB.advanceTo(now());
         }
@@ -298,18 +381,23 @@ public final class EthernetLink extends Module {
         }
     }
 
-    LinkClock clock() {
-        return clock;
-    }
-
     /**
      * The time of a reading of the link's statistics: a read or reset of any of them first commits
      * everything that has happened on the lines. The endpoints' groups come first in the registry, so a
-     * dump or reset sees the lines' counters up to date.
+     * dump or reset sees the lines' counters up to date. Of a split link, only the parts of the end asked for.
      */
-    long statsNow() {
-        catchUp();
-        return now();
+    long statsNow(int end) {
+        if (end == BOTH_ENDS) {
+            catchUp();
+            return now();
+        }
+        LinkEndpoint e = end == END_A ? a : b;
+        long now = end == END_A ? now() : farHalf.now();
+        if (e != null && e.outgoing != null) { // null while the link is being built
+            e.outgoing.advanceTo(now);
+            e.catchUpSlots();
+        }
+        return now;
     }
 
     /** Before the endpoints take their buffers back: frames that started before the reset stay counted and tapped. */

@@ -69,9 +69,12 @@ public final class Frame {
         int loans;
         /** Its frame buffer was recycled with loans out: the array goes back to the spares once they are returned. */
         boolean orphaned;
+        /** Whose spares it joins then: its home's, or of a split link the far end's, where it was lent. */
+        LinkEndpoint returnTo;
 
         Bytes(LinkEndpoint home) {
             this.home = home;
+            this.returnTo = home;
         }
 
         @Override
@@ -86,7 +89,7 @@ public final class Frame {
             }
             if (--loans == 0 && orphaned) {
                 orphaned = false;
-                home.spareBytes(this);
+                returnTo.spareBytes(this);
             }
         }
     }
@@ -101,9 +104,18 @@ public final class Frame {
 
     /** Gives the buffer fresh bytes if TLPs still read its current ones; on recycling. */
     void keepLentBytes() {
+        keepLentBytes(pool);
+    }
+
+    /**
+     * As {@link #keepLentBytes()}, with the spares of {@code keeper}: of a split link, the far end that released the
+     * frame and lent its bytes, so that only its own partition's thread ever touches them.
+     */
+    void keepLentBytes(LinkEndpoint keeper) {
         if (bytes.loans > 0) {
             bytes.orphaned = true;
-            bytes = pool.takeSpareBytes();
+            bytes.returnTo = keeper;
+            bytes = keeper.takeSpareBytes();
         }
     }
 

@@ -1,7 +1,9 @@
 package dev.rdmasim.adapter.wire;
 
+import dev.rdmasim.kernel.Crossing;
 import dev.rdmasim.kernel.Event;
 import dev.rdmasim.kernel.InvariantViolation;
+import dev.rdmasim.kernel.Simulator;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Counter;
 import dev.rdmasim.kernel.stats.StatsGroup;
@@ -99,6 +101,12 @@ public final class LinkDirection extends Module {
     private double corruptProbability;
     private final SplittableRandom faults;
 
+    /** The simulator of the receiving end: the transmitter's own, unless the link is split over two partitions. */
+    private final Simulator rxSim;
+    /** The link is split ({@link EthernetLink#split}): frames and pause frames reach the far end by {@link #crossing}. */
+    private final boolean split;
+    private final Crossing<Object> crossing;
+    private final LinkClock rxClock;
     private final Event arrival;
     private final Event retryEvent;
     private final Event observe;
@@ -157,11 +165,13 @@ public final class LinkDirection extends Module {
     private final Signal queuedSignal;
     private final Signal stalledSignal;
 
-    LinkDirection(EthernetLink link, String name, LinkEndpoint from, LinkEndpoint to) {
-        super(link, name);
+    LinkDirection(EthernetLink link, Module parent, String name, LinkEndpoint from, LinkEndpoint to) {
+        super(parent, name);
         this.link = link;
         this.from = from;
         this.to = to;
+        this.rxSim = to.sim();
+        this.split = link.isSplit();
         this.rate = link.rateGbps();
         this.psPerByte = 8000 % rate == 0 ? 8000 / rate : 0;
         EthernetLink.Phy phy = link.phy();
@@ -170,11 +180,12 @@ public final class LinkDirection extends Module {
         this.txQueue = new Frame[from.bufferCount()];
         this.inFlight = new Frame[from.bufferCount()];
         this.faults = random();
-        this.arrival = sim().event(fullName() + ".arrival", this::onArrival);
-        this.retryEvent = sim().event(fullName() + ".retry", this::onRetry);
+        this.arrival = rxSim.event(fullName() + ".arrival", this::onArrival);
+        this.retryEvent = rxSim.event(fullName() + ".retry", this::onRetry);
         this.observe = sim().event(fullName() + ".observe", this::onObserve);
         // The same path and order as Module.stats() would give, with the link's clock that can stamp past instants.
-        this.clock = link.clock();
+        this.clock = link.clock(from);
+        this.rxClock = link.clock(to);
         StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), clock));
         this.framesSent = stats.counter("framesSent", "frames", "frames put on the line");
         this.bytesSent = stats.counter("bytesSent", "bytes", "frame bytes put on the line (Ethernet header to ICRC and padding, no FCS)");
@@ -193,16 +204,21 @@ public final class LinkDirection extends Module {
         EthernetLink.Pfc fc = link.flowControl();
         this.pfc = fc.enabled() ? fc : null;
         this.pausePs = PauseFrame.quantaPs(fc.quanta(), rate);
-        this.pauseRefresh = sim().event(fullName() + ".pauseRefresh", this::onPauseRefresh);
+        this.pauseRefresh = rxSim.event(fullName() + ".pauseRefresh", this::onPauseRefresh);
         if (pfc != null) {
             // Registered only with PFC, so that the statistics of a stalling link stay as they were.
             xoffSent = stats.counter("xoffSent", "frames", "XOFF pause frames the receiving port sent for this direction (refreshes included)");
             xonSent = stats.counter("xonSent", "frames", "XON frames the receiving port sent for this direction");
             pausedTime = stats.counter("pausedTime", "ps", "time the transmitter was paused by PFC (counted when each pause ends)");
             pauseFramesCarried = stats.counter("pauseFramesCarried", "frames", "pause frames put on this line for the reverse direction");
-            fifoLevel = stats.timeAverage("rxFifo", "bytes", "frame bytes waiting in the receiving MAC behind a refused frame");
+            fifoLevel = stats.timeAverage("rxFifo", "bytes", "frame bytes waiting in the receiving MAC behind a refused frame",
+                    rxClock);
             fifoOverflows = stats.counter("fifoOverflows", "frames", "frames lost arriving at a full receive FIFO");
         }
+        // A frame's least flight from its start to the far MAC: the shortest slot (84 byte times) and the PHYs and
+        // cable. Its deliveries come first at their instant, as an XOFF is known before a frame due then starts.
+        this.crossing = split ? link.partitions().crossing(fullName(), from.sim(), rxSim,
+                RoceLayout.wireBytes(0) * 8000L / rate + flight, Event.MIN_PRIORITY, this::fromCable) : null;
     }
 
     /** Per-frame probabilities of losing it and of flipping one bit; their sum must not exceed 1. */
@@ -432,6 +448,19 @@ public final class LinkDirection extends Module {
         bytesSent.add(len);
         wireBytes.add(onWire);
         link.tap(start, f.data(), len);
+        if (split) {
+            if (start != now()) {
+                throw new InvariantViolation(fullName() + ": frame starting at " + start + " ps committed at " + now()
+                        + " ps; a split line commits each frame at its start");
+            }
+            crossing.send(f, start, f.arrivalPs); // committed at its start: it arrives at least a flight later
+            return;
+        }
+        landInFlight(f);
+    }
+
+    /** The frame is on its way to the receiving MAC: behind the others in flight. */
+    private void landInFlight(Frame f) {
         if (flightCount == inFlight.length) {
             if (pfc == null) {
                 throw new InvariantViolation(fullName() + ": in-flight ring overflow");
@@ -503,6 +532,10 @@ public final class LinkDirection extends Module {
      * queue head's would-be arrival), and, when observed, the next instant something observable changes.
      */
     private void afterTouch() {
+        if (split) {
+            armObserve(); // the transmitter's half: every start is an event, as frames cross when committed
+            return;
+        }
         if (delivering) {
             return; // the delivery loop re-arms once it is done
         }
@@ -521,6 +554,52 @@ public final class LinkDirection extends Module {
         if (tracing || link.hasTaps()) {
             armObserve();
         }
+    }
+
+    /** After the receiving half changed: an unsplit direction re-arms both halves; a split one has nothing to arm. */
+    private void afterRxTouch() {
+        if (!split) {
+            afterTouch();
+        }
+    }
+
+    private long rxNow() {
+        return rxSim.now();
+    }
+
+    /**
+     * Of a split link, at the arrival instant: a frame reaching the receiving MAC, or a pause frame for the reverse
+     * line's transmitter (this line carries the pause frames of the reverse direction).
+     */
+    private void fromCable(Object m) {
+        if (m instanceof Frame f) {
+            landInFlight(f);
+            if (parked == null) {
+                deliverArrived();
+            } else {
+                countArrivals();
+            }
+            if (pfc != null) {
+                checkPause();
+            }
+        } else {
+            reverse.pauseArrived((PauseNotice) m);
+        }
+    }
+
+    /** A pause frame for this line's transmitter, sent by the far receiver over the reverse line (split links). */
+    private record PauseNotice(boolean xoff, long untilPs) {
+    }
+
+    private void pauseArrived(PauseNotice p) {
+        // Every frame that started before now is committed (each start is an event); one due now is not yet, and
+        // waits, as the crossing's deliveries come first at their instant.
+        if (p.xoff()) {
+            openPause(now(), p.untilPs());
+        } else {
+            endPause(now());
+        }
+        pauseMoved();
     }
 
     private void armObserve() {
@@ -572,7 +651,7 @@ public final class LinkDirection extends Module {
     }
 
     private void deliverArrived() {
-        long now = now();
+        long now = rxNow();
         delivering = true;
         try {
             while (parked == null && flightCount > 0 && inFlight[flightHead].arrivalPs <= now) {
@@ -618,7 +697,7 @@ public final class LinkDirection extends Module {
         if (pfc == null || parked == null) {
             return;
         }
-        long now = now();
+        long now = rxNow();
         long before = fifoBytes;
         while (fifoFrames < flightCount) {
             int i = flightHead + fifoFrames;
@@ -644,9 +723,9 @@ public final class LinkDirection extends Module {
     }
 
     private void setFifo() {
-        clock.stamp(now());
+        rxClock.stamp(rxNow());
         fifoLevel.set(fifoBytes);
-        clock.release();
+        rxClock.release();
     }
 
     /** With PFC: XOFF once the FIFO reaches its threshold, XON once it has drained to the lower one. */
@@ -665,30 +744,54 @@ public final class LinkDirection extends Module {
      */
     private void sendPause(boolean xoff) {
         long arrive = reverse.putPause(xoff ? pfc.quanta() : 0);
+        if (split) {
+            // The transmitter is in the other partition: the pause reaches it on the reverse line, in order with the
+            // frames there, and opens (or ends) its window where it arrives.
+            reverse.crossing.send(new PauseNotice(xoff, arrive + pausePs), rxNow(), arrive);
+        }
         if (xoff) {
             xoffActive = true;
             xoffSent.inc();
-            openPause(arrive, arrive + pausePs);
+            if (!split) {
+                openPause(arrive, arrive + pausePs);
+            }
             // Refreshed while the FIFO stays above XON, half way through the pause; never while the last pause
             // frame is still on the line (a short pause is then refreshed back to back, and may lapse in between).
             pauseRefresh.cancel();
-            pauseRefresh.schedule(Math.max(now() + Math.max(1, pausePs / 2), reverse.lastPauseEndPs));
+            pauseRefresh.schedule(Math.max(rxNow() + Math.max(1, pausePs / 2), reverse.lastPauseEndPs));
         } else {
             xoffActive = false;
             xonSent.inc();
-            endPause(arrive);
+            if (!split) {
+                endPause(arrive);
+            }
             pauseRefresh.cancel();
         }
         reverse.afterTouch(); // its next frame now starts after the pause frame
+        if (!split) {
+            pauseMoved();
+        }
+    }
+
+    /**
+     * This line's pause windows changed (an XOFF opened or extended one, an XON cut one short): its head may start at
+     * another instant, so its events are armed again, and so is the retry of a sender waiting for a transmit buffer
+     * that the head's slot would free (an XON frees it sooner than the pause's full time said).
+     */
+    private void pauseMoved() {
+        afterTouch();
+        from.pauseMoved();
     }
 
     private void onPauseRefresh() {
-        advanceTo(now());
+        if (!split) {
+            advanceTo(now());
+        }
         if (xoffActive) {
             countArrivals();
             sendPause(true);
         }
-        afterTouch();
+        afterRxTouch();
     }
 
     /** A pause arriving at {@code from}: extends the last window if it is still running then, else opens one. */
@@ -717,7 +820,8 @@ public final class LinkDirection extends Module {
                 pauseUntil[last] = Math.max(pauseFrom[last], at);
             }
         }
-        prunePauses();
+        // Not pruned here: a frame held by the pause starts where it ends, which a split line's XON reaches at that
+        // very instant; the next advance prunes it.
     }
 
     /** Forgets pauses that ended by now (no frame still to be placed can start before now), counting their time. */
@@ -795,7 +899,7 @@ public final class LinkDirection extends Module {
         }
         parked = f;
         refusals.inc();
-        stallStartPs = now();
+        stallStartPs = rxNow();
         stalledSignal.set(1);
         if (pfc != null) {
             fifoBytes += f.length();
@@ -829,8 +933,10 @@ public final class LinkDirection extends Module {
         if (parked == null) {
             return;
         }
-        long now = now();
-        advanceTo(now); // while stalled: only frames becoming ready and the line going idle
+        long now = rxNow();
+        if (!split) {
+            advanceTo(now); // while stalled: only frames becoming ready and the line going idle
+        }
         Frame f = parked;
         parked = null;
         stalledPs.add(now - stallStartPs);
@@ -849,8 +955,10 @@ public final class LinkDirection extends Module {
             setFifo();
             checkPause();
         }
-        advanceTo(now);
-        afterTouch();
+        if (!split) {
+            advanceTo(now);
+        }
+        afterRxTouch();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.rdmasim.adapter.wire;
 
 import dev.rdmasim.kernel.Event;
+import dev.rdmasim.kernel.Mailbox;
 import dev.rdmasim.kernel.hw.Module;
 import dev.rdmasim.kernel.stats.Bound;
 import dev.rdmasim.kernel.stats.Counter;
@@ -65,10 +66,15 @@ public final class LinkEndpoint extends Module {
     LinkDirection outgoing;
     LinkDirection incoming;
 
-    LinkEndpoint(EthernetLink link, String name, int poolSize) {
-        super(link, name);
+    /** Of a split link ({@link EthernetLink#split}): frames the far end released come back by this mailbox. */
+    private final boolean split;
+    private Mailbox<Frame> farReturns;
+
+    LinkEndpoint(EthernetLink link, Module parent, String name, int poolSize, LinkClock clock) {
+        super(parent, name);
         this.poolSize = poolSize;
         this.portBuffers = link.flowControl().enabled();
+        this.split = link.isSplit();
         this.all = new Frame[poolSize];
         this.free = new Frame[poolSize];
         for (int i = poolSize - 1; i >= 0; i--) {
@@ -78,12 +84,15 @@ public final class LinkEndpoint extends Module {
         allCount = poolSize;
         this.bufferRetryEvent = sim().event(fullName() + ".bufferRetry", this::fireBufferRetry);
         this.slotEvent = sim().event(fullName() + ".slotFree", this::onSlotEvent);
-        // The same path and order as Module.stats() would give, with the link's clock.
-        this.clock = link.clock();
+        // The same path and order as Module.stats() would give, with the clock of its end of the link.
+        this.clock = clock;
         StatsGroup stats = sim().stats().register(new StatsGroup(fullName(), clock));
         this.acquireRefusals = stats.counter("acquireRefusals", "calls", "acquire() calls refused because every frame buffer was busy");
         this.inUse = stats.timeAverage("buffersInUse", "frames", "frame buffers acquired and not yet released");
         this.inUseSignal = signal("buffersInUse", 16);
+        // A dump first brings the lines up to date (transmit buffers free lazily), so that folding the time at the
+        // limit into its counter is not itself interrupted by the buffers freeing.
+        stats.setRefresh(clock::nowPs);
         if (portBuffers) {
             this.full = stats.bound("buffers", "transmit buffers", "every transmit buffer filled, queued or on the line",
                     "link.rxBufferFrames");
@@ -148,6 +157,10 @@ public final class LinkEndpoint extends Module {
             throw new IllegalArgumentException("readyPs " + readyPs + " of frame " + f + " is before now (" + now() + " ps)");
         }
         outgoing.enqueue(f, readyPs);
+        if (portBuffers && senderWaiting) {
+            // A frame ready sooner than the queue's head goes ahead of it, and its buffer then frees first.
+            armSlotRetry();
+        }
     }
 
     /** Sets the sender's retry: run, from its own event, when a buffer frees up after a refused {@link #acquire()}. */
@@ -257,6 +270,13 @@ public final class LinkEndpoint extends Module {
         }
     }
 
+    /** The outgoing line's pause windows changed: a waiting sender's retry may come sooner. */
+    void pauseMoved() {
+        if (portBuffers && senderWaiting) {
+            armSlotRetry();
+        }
+    }
+
     private void onSlotEvent() {
         catchUpSlots(); // may commit frames, whose slotCommitted arms this event again
         if (slotCount > 0 && !slotEvent.scheduled()) {
@@ -330,6 +350,19 @@ public final class LinkEndpoint extends Module {
 
     void recycle(Frame f) {
         int was = f.state;
+        if (split && was != Frame.HELD_BY_SENDER) {
+            // Released by the far end's receiver, on its partition's thread: its receive buffer frees now, bytes still
+            // lent to its DMA writes stay there (the far end's spares give the frame others), and the carrier comes
+            // home by the mailbox between windows.
+            f.keepLentBytes(outgoing.to());
+            if (f.holdsReceiveBuffer) {
+                f.holdsReceiveBuffer = false;
+                outgoing.to().releaseReceiveBuffer();
+            }
+            f.state = Frame.FREE;
+            farReturns.post(f);
+            return;
+        }
         f.keepLentBytes();
         f.state = Frame.FREE;
         if (freeCount == free.length) {
@@ -356,6 +389,19 @@ public final class LinkEndpoint extends Module {
         if (senderWaiting && bufferRetry != null && !bufferRetryEvent.scheduled()) {
             bufferRetryEvent.scheduleIn(0);
         }
+    }
+
+    void returnsFromFar(Mailbox<Frame> mailbox) {
+        this.farReturns = mailbox;
+    }
+
+    /** Of a split link, between windows: a carrier the far end released joins the free ones. */
+    void takeBack(Frame f) {
+        f.keepLentBytes();
+        if (freeCount == free.length) {
+            free = java.util.Arrays.copyOf(free, free.length * 2);
+        }
+        free[freeCount++] = f;
     }
 
     /** A delivered frame was released: its receive buffer frees, and a frame waiting for one is offered again. */

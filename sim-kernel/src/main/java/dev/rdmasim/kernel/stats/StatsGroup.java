@@ -72,6 +72,14 @@ public final class StatsGroup {
     }
 
     /**
+     * A time-weighted average of a level fed on another clock than the group's: for a block whose parts run in two
+     * partitions ({@link dev.rdmasim.kernel.Partitions}), each level on the clock of the part that changes it.
+     */
+    public TimeAverage timeAverage(String name, String unit, String description, TimeSource clock) {
+        return add(new TimeAverage(info(name, unit, description), Objects.requireNonNull(clock, "clock")));
+    }
+
+    /**
      * A bounded resource of the block, reporting the time it spends at its limit as a counter {@code fullTime} (ps)
      * and a formula {@code fullFraction}; with a non-empty {@code prefix} they are {@code <prefix>FullTime} and
      * {@code <prefix>FullFraction}, for a block with several bounds.
