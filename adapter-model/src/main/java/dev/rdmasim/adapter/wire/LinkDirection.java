@@ -55,6 +55,12 @@ import java.util.SplittableRandom;
  * line at once and frames are committed around it as before; the pause frame's own slot, counters and tap go on the
  * reverse line. Pause frames draw no faults.
  *
+ * <p>Split links ({@link EthernetLink#split}). The transmitter's half (queue, line timing, pause windows, the
+ * observation event, which then fires at every frame start) runs in the sending end's partition, the receiver's
+ * half (frames in flight, FIFO, refusals, XOFF and XON, their events) in the receiving end's. A frame is committed at
+ * its start and crosses to the receiver then; a pause frame crosses on the reverse line and opens or ends this
+ * line's pause window where it arrives.
+ *
  * <p>Faults. With {@link #setFaults} a frame is dropped or has one bit flipped with the given
  * probabilities, drawn from this direction's seeded stream in start order. The flipped bit lies
  * in the bytes the ICRC covers and cannot mask (BTH through ICRC, except BTH byte 4), so
