@@ -319,6 +319,92 @@ class PartitionsTest {
     }
 
     @Test
+    void manyMessagesInOneWindowArriveInOrderThroughGrowingRings() {
+        Partitions p = partitions(2, 1);
+        Simulator a = p.partition(0);
+        Simulator b = p.partition(1);
+        LongArrayList got = new LongArrayList();
+        LongArrayList gotAt = new LongArrayList();
+        LongArrayList posted = new LongArrayList();
+        Crossing<Long> c = p.crossing("c", a, b, 100, 0, m -> {
+            got.add(m);
+            gotAt.add(b.now());
+        });
+        Mailbox<Long> back = p.mailbox("back", b, a, posted::add);
+        a.event("burst", () -> {
+            for (long i = 0; i < 100; i++) {
+                c.send(i, a.now() + 100 + i / 10); // ten to an instant
+            }
+        }).schedule(50);
+        b.event("posts", () -> {
+            for (long i = 0; i < 40; i++) {
+                back.post(i);
+            }
+            assertThat(back.pending()).isEqualTo(40);
+        }).schedule(60);
+        assertThat(c.inFlight()).isZero();
+        assertThat(p.run(2)).isTrue();
+        assertThat(got.size()).isEqualTo(100);
+        for (int i = 0; i < 100; i++) {
+            assertThat(got.get(i)).isEqualTo(i);
+            assertThat(gotAt.get(i)).isEqualTo(150 + i / 10);
+        }
+        assertThat(posted.size()).isEqualTo(40);
+        assertThat(posted.getLast()).isEqualTo(39);
+        assertThat(c.sent()).isEqualTo(100);
+        assertThat(c.name()).isEqualTo("c");
+        assertThat(c.latencyPs()).isEqualTo(100);
+        assertThat(c.toString()).isEqualTo("crossing 'c' (0 in flight)");
+        assertThat(back.name()).isEqualTo("back");
+        assertThat(back.toString()).isEqualTo("mailbox 'back' (0 pending)");
+        assertThat(p.size()).isEqualTo(2);
+    }
+
+    @Test
+    void aStopAskedOfTheRunEndsItAtTheWindowsEndAndTheRunGoesOnFromThere() {
+        for (int threads = 1; threads <= 2; threads++) {
+            Partitions p = partitions(2, 1);
+            Simulator a = p.partition(0);
+            Simulator b = p.partition(1);
+            LongArrayList ticksB = new LongArrayList();
+            Event[] tick = new Event[1];
+            tick[0] = b.event("tick", () -> {
+                ticksB.add(b.now());
+                if (b.now() < 2_000) {
+                    tick[0].scheduleIn(10);
+                }
+            });
+            tick[0].schedule(0);
+            p.crossing("c", a, b, 100, 0, m -> { });
+            a.event("stop", p::stop).schedule(500); // in the window [500, 599]
+            assertThat(p.run(threads)).as("stopped").isFalse();
+            assertThat(ticksB.getLast()).as("b finishes the window").isEqualTo(590);
+            assertThat(p.run(threads)).isTrue();
+            assertThat(ticksB.size()).isEqualTo(201);
+            assertThat(b.now()).isEqualTo(2_000);
+        }
+    }
+
+    @Test
+    void runUntilRunsWhatIsDueAtItsVeryInstant() {
+        Partitions p = partitions(2, 1);
+        Simulator a = p.partition(0);
+        Simulator b = p.partition(1);
+        LongArrayList seen = new LongArrayList();
+        Crossing<Long> c = p.crossing("c", a, b, 100, 0, m -> seen.add(b.now()));
+        a.event("at1000", () -> {
+            seen.add(a.now());
+            c.send(1L, 1_100);
+        }).schedule(1_000);
+        b.event("b1000", () -> seen.add(-b.now())).schedule(1_000);
+        assertThat(p.runUntil(0, 1)).as("until now: nothing to run").isTrue();
+        assertThat(p.runUntil(1_000, 2)).isTrue();
+        assertThat(seen.toArray()).containsExactlyInAnyOrder(1_000, -1_000);
+        assertThat(p.runUntil(1_100, 2)).isTrue();
+        assertThat(seen.getLast()).isEqualTo(1_100);
+    }
+
+    @Test
     void crossingsJoinTwoDifferentPartitionsWithAPositiveLatency() {
         Partitions p = partitions(2, 1);
         Simulator a = p.partition(0);
