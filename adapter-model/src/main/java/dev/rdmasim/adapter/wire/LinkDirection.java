@@ -364,6 +364,18 @@ public final class LinkDirection extends Module {
         return epochPs + Math.multiplyExact(epochBytes + onWire, 8000L) / rate;
     }
 
+    /** Puts a slot of {@code onWire} byte times on the line at {@code start}, the next one on it; returns its end. */
+    private long placeSlot(long start, int onWire) {
+        if (opensEpoch(start)) {
+            epochPs = start;
+            epochBytes = 0;
+        }
+        epochBytes += onWire;
+        long end = psPerByte != 0 ? start + onWire * psPerByte : epochPs + Math.multiplyExact(epochBytes, 8000L) / rate;
+        lineFreeAt = end;
+        return end;
+    }
+
     /** When a frame whose line slot ends at {@code end} is usable at the far MAC. */
     private long arrivalAfter(long end) {
         long decodable = codewordPs == 0 ? end : (end + codewordPs - 1) / codewordPs * codewordPs;
@@ -433,19 +445,13 @@ public final class LinkDirection extends Module {
         txHead = txHead + 1 == txQueue.length ? 0 : txHead + 1;
         txCount--;
         f.moveTo(Frame.QUEUED, Frame.ON_WIRE);
-        if (opensEpoch(start)) {
-            epochPs = start;
-            epochBytes = 0;
-        }
         int len = f.length();
         int onWire = RoceLayout.wireBytes(len);
-        epochBytes += onWire;
-        long end = psPerByte != 0 ? start + onWire * psPerByte : epochPs + Math.multiplyExact(epochBytes, 8000L) / rate;
+        long end = placeSlot(start, onWire);
         f.txStartPs = start;
         f.arrivalPs = arrivalAfter(end);
         f.sequence = nextSequence++;
         drawFault(f);
-        lineFreeAt = end;
         from.slotCommitted(end); // with real port buffers, its transmit buffer frees as it leaves the line
         if (!busyLevel) {
             setBusy(true, start);
@@ -580,14 +586,7 @@ public final class LinkDirection extends Module {
     private void fromCable(Object m) {
         if (m instanceof Frame f) {
             landInFlight(f);
-            if (parked == null) {
-                deliverArrived();
-            } else {
-                countArrivals();
-            }
-            if (pfc != null) {
-                checkPause();
-            }
+            framesArrived();
         } else {
             reverse.pauseArrived((PauseNotice) m);
         }
@@ -640,15 +639,20 @@ public final class LinkDirection extends Module {
 
     private void onArrival() {
         advanceTo(now());
+        framesArrived();
+        afterTouch();
+    }
+
+    /** Frames have reached the receiving MAC: delivered, or (with PFC, behind a parked one) counted into the FIFO. */
+    private void framesArrived() {
         if (parked == null) {
             deliverArrived();
         } else {
-            countArrivals(); // with PFC: frames landing in the FIFO behind the parked one
+            countArrivals();
         }
         if (pfc != null) {
             checkPause();
         }
-        afterTouch();
     }
 
     private void onObserve() {
@@ -849,14 +853,8 @@ public final class LinkDirection extends Module {
         long now = now();
         advanceTo(now);
         long start = Math.max(now, lineFreeAt);
-        if (opensEpoch(start)) {
-            epochPs = start;
-            epochBytes = 0;
-        }
         int onWire = RoceLayout.wireBytes(PauseFrame.LENGTH);
-        long end = slotEnd(start, onWire);
-        epochBytes += onWire;
-        lineFreeAt = end;
+        long end = placeSlot(start, onWire);
         lastPauseEndPs = end;
         if (!busyLevel) {
             setBusy(true, start); // an idle line: it starts now

@@ -66,15 +66,13 @@ public final class LinkEndpoint extends Module {
     LinkDirection outgoing;
     LinkDirection incoming;
 
-    /** Of a split link ({@link EthernetLink#split}): frames the far end released come back by this mailbox. */
-    private final boolean split;
+    /** Of a split link ({@link EthernetLink#split}): frames the far end released come back by this mailbox; else null. */
     private Mailbox<Frame> farReturns;
 
     LinkEndpoint(EthernetLink link, Module parent, String name, int poolSize, LinkClock clock) {
         super(parent, name);
         this.poolSize = poolSize;
         this.portBuffers = link.flowControl().enabled();
-        this.split = link.isSplit();
         this.all = new Frame[poolSize];
         this.free = new Frame[poolSize];
         for (int i = poolSize - 1; i >= 0; i--) {
@@ -334,11 +332,10 @@ public final class LinkEndpoint extends Module {
     private void newCarrier() {
         if (allCount == all.length) {
             all = java.util.Arrays.copyOf(all, all.length * 2);
-            free = java.util.Arrays.copyOf(free, free.length * 2);
         }
         Frame f = new Frame(this, allCount);
         all[allCount++] = f;
-        free[freeCount++] = f;
+        pushFree(f);
     }
 
     boolean offer(Frame f) {
@@ -350,44 +347,55 @@ public final class LinkEndpoint extends Module {
 
     void recycle(Frame f) {
         int was = f.state;
-        if (split && was != Frame.HELD_BY_SENDER) {
+        if (farReturns != null && was != Frame.HELD_BY_SENDER) {
             // Released by the far end's receiver, on its partition's thread: its receive buffer frees now, bytes still
             // lent to its DMA writes stay there (the far end's spares give the frame others), and the carrier comes
             // home by the mailbox between windows.
             f.keepLentBytes(outgoing.to());
-            if (f.holdsReceiveBuffer) {
-                f.holdsReceiveBuffer = false;
-                outgoing.to().releaseReceiveBuffer();
-            }
+            releaseFarReceiveBuffer(f);
             f.state = Frame.FREE;
             farReturns.post(f);
             return;
         }
         f.keepLentBytes();
         f.state = Frame.FREE;
-        if (freeCount == free.length) {
-            free = java.util.Arrays.copyOf(free, free.length * 2);
-        }
-        free[freeCount++] = f;
+        pushFree(f);
         if (portBuffers) {
             // The carrier comes back; the buffer freed is the far receiver's, the sender's own if never sent, or
             // none (a frame lost on the way).
             if (f.holdsReceiveBuffer) {
-                f.holdsReceiveBuffer = false;
-                outgoing.to().releaseReceiveBuffer();
+                releaseFarReceiveBuffer(f);
             } else if (was == Frame.HELD_BY_SENDER) {
                 catchUpSlots();
                 txBusy--;
                 levelChanged();
-                if (senderWaiting && bufferRetry != null && !bufferRetryEvent.scheduled()) {
-                    bufferRetryEvent.scheduleIn(0);
-                }
+                wakeSender();
             }
             return;
         }
         levelChanged();
+        wakeSender();
+    }
+
+    private void pushFree(Frame f) {
+        if (freeCount == free.length) {
+            free = java.util.Arrays.copyOf(free, free.length * 2);
+        }
+        free[freeCount++] = f;
+    }
+
+    /** A sender refused a buffer gets its retry, in an event of its own. */
+    private void wakeSender() {
         if (senderWaiting && bufferRetry != null && !bufferRetryEvent.scheduled()) {
             bufferRetryEvent.scheduleIn(0);
+        }
+    }
+
+    /** {@code f}, delivered to the far end, gives back the receive buffer it held there. */
+    private void releaseFarReceiveBuffer(Frame f) {
+        if (f.holdsReceiveBuffer) {
+            f.holdsReceiveBuffer = false;
+            outgoing.to().releaseReceiveBuffer();
         }
     }
 
@@ -398,10 +406,7 @@ public final class LinkEndpoint extends Module {
     /** Of a split link, between windows: a carrier the far end released joins the free ones. */
     void takeBack(Frame f) {
         f.keepLentBytes();
-        if (freeCount == free.length) {
-            free = java.util.Arrays.copyOf(free, free.length * 2);
-        }
-        free[freeCount++] = f;
+        pushFree(f);
     }
 
     /** A delivered frame was released: its receive buffer frees, and a frame waiting for one is offered again. */
