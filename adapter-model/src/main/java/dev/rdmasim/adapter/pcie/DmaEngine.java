@@ -47,9 +47,18 @@ public final class DmaEngine extends Module {
 
         @Override
         public boolean takesLate(Tlp tlp) {
-            // A completion before its read's last only adds bytes to the client's buffer, which the client reads after
-            // the last one: that one is delivered in an event, and the link hands over every earlier TLP first.
-            return tlp.kind == TlpKind.CPLD && tlp.byteCount != tlp.length;
+            return DmaEngine.this.takesLate(tlp);
+        }
+
+        @Override
+        public boolean stillLate(Tlp tlp) {
+            // A read waits for a tag: every completion that frees one comes in an event again.
+            if (tlp.byteCount == tlp.length) {
+                lateTagFrees--;
+                tagFreesHurried++;
+                return false;
+            }
+            return true;
         }
 
         @Override
@@ -112,6 +121,12 @@ public final class DmaEngine extends Module {
     private final long[] tagIssuePs;
     private final int[] freeTags;
     private int freeTagCount;
+    /** A read could not issue for lack of a tag, and no tag has been freed since. */
+    private boolean tagWaiting;
+    /** Completions taken late that free a tag, not yet handed over (see {@link #takesLate}). */
+    private int lateTagFrees;
+    /** Such completions delivered in an event after all, because a read came to wait for a tag (for tests). */
+    long tagFreesHurried;
 
     private final Counter readRequests;
     private final Counter writeRequests;
@@ -212,15 +227,23 @@ public final class DmaEngine extends Module {
 
     /** Tags currently held by outstanding read TLPs. */
     public int tagsInUse() {
+        down.advance();
+        return tagsHeld();
+    }
+
+    /** Tags held, as this engine last saw them: late completions not yet handed over still hold theirs. */
+    private int tagsHeld() {
         return cfg.readTags() - freeTagCount;
     }
 
     /** Highest number of tags held at once since the last statistics reset. */
     public long maxTagsInUse() {
+        down.advance();
         return tagsInUse.max();
     }
 
     public double averageTagsInUse() {
+        down.advance();
         return tagsInUse.average();
     }
 
@@ -310,8 +333,16 @@ public final class DmaEngine extends Module {
         if (!up.canAccept(TlpKind.MRD)) {
             return false;
         }
+        if (lateTagFrees > 0) {
+            // Tags freed by completions taken late are free from their arrival: hand those arrived by now over.
+            down.advance();
+        }
         if (freeTagCount == 0) {
             tagStalls.inc();
+            tagWaiting = true;
+            if (lateTagFrees > 0) {
+                down.hurryLate();
+            }
             return false;
         }
         int tag = freeTags[--freeTagCount];
@@ -323,8 +354,8 @@ public final class DmaEngine extends Module {
         tagRemaining[tag] = len;
         long ready = Math.max(r.readyPs, now());
         tagIssuePs[tag] = ready;
-        tagsInUse.set(tagsInUse());
-        tagsSignal.set(tagsInUse());
+        tagsInUse.set(tagsHeld());
+        tagsSignal.set(tagsHeld());
         Tlp t = pool.acquire(TlpKind.MRD);
         t.address = addr;
         t.length = len;
@@ -402,21 +433,35 @@ public final class DmaEngine extends Module {
         // The root complex put the bytes into r.buffer when it served the read (Tlp#readInto).
         tagAddress[tag] += t.length;
         int len = t.length;
+        boolean late = t.late;
+        long at = t.arrivePs; // now, unless taken late
         pool.release(t);
         cplds.inc();
         tagRemaining[tag] -= len;
         if (tagRemaining[tag] == 0) {
-            mrdLatency.record((now() - tagIssuePs[tag]) / 1000);
+            mrdLatency.record((at - tagIssuePs[tag]) / 1000);
             tagRequest[tag] = null;
             if (freeTagCount == 0) {
-                tagsFull.set(false);
+                tagsFull.setAt(at, false);
             }
             freeTags[freeTagCount++] = tag;
-            tagsInUse.set(tagsInUse());
-            tagsSignal.set(tagsInUse());
-            wake();
+            tagsInUse.setAt(at, tagsHeld());
+            tagsSignal.set(tagsHeld());
+            if (late) {
+                // Nobody waited for it: a read that found no tag had it delivered in an event (hurryLate).
+                lateTagFrees--;
+                if (tagWaiting) {
+                    throw new InvariantViolation(fullName() + ": tag " + tag + " freed late while a read waits for one");
+                }
+            } else {
+                tagWaiting = false;
+                wake();
+            }
         }
         r.outstanding -= len;
+        if (r.outstanding == 0 && late) {
+            throw new InvariantViolation(fullName() + ": the last completion of " + r + " was taken late");
+        }
         if (r.outstanding == 0) {
             r.inEngine = false;
             readRequests.inc();
@@ -424,6 +469,29 @@ public final class DmaEngine extends Module {
             readLatency.record((now() - r.readyPs) / 1000);
             r.callback.readDone(r);
         }
+    }
+
+    /**
+     * Whether the link may hand {@code t} over late. A completion before its read's last only adds bytes to the
+     * client's buffer, which the client reads after the last one. The last one of a read request that is not the
+     * request's last only frees a tag, which no read waits for (with one waiting, or the tag level traced, it comes
+     * in an event): a request's read requests are issued in address order and their completions come back in that
+     * order, so its last byte ends its last completion, which is always delivered in an event; the link hands every
+     * earlier TLP over first. A read that finds no tag first brings the link up to date ({@link #issueRead}).
+     */
+    private boolean takesLate(Tlp t) {
+        if (t.kind != TlpKind.CPLD) {
+            return false;
+        }
+        if (t.byteCount != t.length) {
+            return true;
+        }
+        DmaRequest r = tagRequest[t.tag];
+        if (tagWaiting || tagsSignal.enabled() || r == null || t.address + t.length == r.hostAddress + r.length) {
+            return false;
+        }
+        lateTagFrees++;
+        return true;
     }
 
     private void sent(Tlp t) {

@@ -26,6 +26,14 @@ interface LinkEnd {
         return false;
     }
 
+    /**
+     * Asked by {@link LinkTransmitter#hurryLate} of each late TLP in flight: false if this end now wants it delivered
+     * in an event at its arrival after all. Asked only of TLPs it took late, none of which has arrived yet.
+     */
+    default boolean stillLate(Tlp tlp) {
+        return true;
+    }
+
     /** True if this end wants {@link #linkEventBegin} and its companions; the link asks once, when connected. */
     default boolean bracketsLinkEvents() {
         return false;

@@ -280,6 +280,49 @@ public final class LinkTransmitter extends Module {
         }
     }
 
+    /**
+     * The receiver now waits for some of the late TLPs in flight: each one it no longer takes late
+     * ({@link LinkEnd#stillLate}) is delivered in an event at its arrival from now on, as if it had never been late.
+     * Committed ones keep their place on the wire; the link is brought up to date first, so none of them has arrived.
+     */
+    void hurryLate() {
+        advance();
+        boolean changed = false;
+        for (long q = dSeq; q < cSeq; q++) {
+            Tlp t = ring[(int) (q & ringMask)];
+            if (t.late && !receiver.stillLate(t)) {
+                t.late = false;
+                lateCommitted--;
+                changed = true;
+            }
+        }
+        for (int i = 0; i < pCount; i++) {
+            Tlp t = pend[(pHead + i) & pendMask];
+            if (t.late && !receiver.stillLate(t)) {
+                t.late = false;
+                eagerPending++;
+                changed = true;
+            }
+        }
+        if (!changed) {
+            return;
+        }
+        long e = dSeq;
+        while (e < cSeq && ring[(int) (e & ringMask)].late) {
+            e++;
+        }
+        eagerSeq = e;
+        // The run's end waits for the last late TLP still committed (deferred work), no longer for a hurried one.
+        for (long q = cSeq - 1; q >= dSeq && lateCommitted > 0; q--) {
+            Tlp t = ring[(int) (q & ringMask)];
+            if (t.late) {
+                lastLateArrivePs = t.arrivePs;
+                break;
+            }
+        }
+        armDelivery();
+    }
+
     /** Index in the pending queue of the first TLP that is ({@code late}) or is not late; one must be there. */
     private int firstPending(boolean late) {
         int i = 0;
