@@ -212,7 +212,7 @@ class DmaBackpressureTest {
         long events = sim.eventsExecuted();
         long tlps = tlps(link);
         long payload = link.down().payloadBytes() + link.up().payloadBytes();
-        sim.runUntil(400_000_000L);
+        sim.runUntil(500_000_000L);
         long allocated = mx.getCurrentThreadAllocatedBytes() - before;
         assertThat(link.tlpsAllocated()).isEqualTo(warm);
         assertThat(link.down().payloadBytes() + link.up().payloadBytes() - payload).isGreaterThan(1_000_000);
