@@ -459,10 +459,10 @@ public final class DmaEngine extends Module {
             }
         }
         r.outstanding -= len;
-        if (r.outstanding == 0 && late) {
-            throw new InvariantViolation(fullName() + ": the last completion of " + r + " was taken late");
-        }
         if (r.outstanding == 0) {
+            if (late) {
+                throw new InvariantViolation(fullName() + ": the last completion of " + r + " was taken late");
+            }
             r.inEngine = false;
             readRequests.inc();
             readBytes.add(r.length);

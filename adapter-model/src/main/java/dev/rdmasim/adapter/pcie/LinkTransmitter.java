@@ -307,11 +307,7 @@ public final class LinkTransmitter extends Module {
         if (!changed) {
             return;
         }
-        long e = dSeq;
-        while (e < cSeq && ring[(int) (e & ringMask)].late) {
-            e++;
-        }
-        eagerSeq = e;
+        eagerSeq = firstEagerCommitted();
         // The run's end waits for the last late TLP still committed (deferred work), no longer for a hurried one.
         for (long q = cSeq - 1; q >= dSeq && lateCommitted > 0; q--) {
             Tlp t = ring[(int) (q & ringMask)];
@@ -321,6 +317,15 @@ public final class LinkTransmitter extends Module {
             }
         }
         armDelivery();
+    }
+
+    /** Sequence number of the first committed, undelivered TLP that is not late ({@code cSeq} if none). */
+    private long firstEagerCommitted() {
+        long e = dSeq;
+        while (e < cSeq && ring[(int) (e & ringMask)].late) {
+            e++;
+        }
+        return e;
     }
 
     /** Index in the pending queue of the first TLP that is ({@code late}) or is not late; one must be there. */
@@ -834,10 +839,7 @@ public final class LinkTransmitter extends Module {
         if (tracing) {
             flightSignal.set(eSeq - dSeq);
         }
-        long e = dSeq;
-        while (e < cSeq && ring[(int) (e & ringMask)].late) {
-            e++;
-        }
+        long e = firstEagerCommitted();
         eagerSeq = e;
         if (dSeq < e) {
             nextChangePs = Math.min(nextChangePs, ring[(int) (dSeq & ringMask)].arrivePs);
