@@ -4,6 +4,7 @@ import dev.rdmasim.adapter.config.Profile;
 import dev.rdmasim.driver.HostPair;
 import dev.rdmasim.driver.WriteStream;
 import dev.rdmasim.kernel.Simulator;
+import java.util.List;
 
 /**
  * A fixed number of WRITEs after a fixed warm-up, for counting instructions rather than timing them. Run under
@@ -15,19 +16,22 @@ import dev.rdmasim.kernel.Simulator;
  * bench/count-instructions} does all this and prints the figures per WRITE.
  *
  * <pre>
- * java -Xbatch -cp bench/target/benchmarks.jar dev.rdmasim.bench.CountedWrites model|floor WARMUP COUNT [BYTES DEPTH]
+ * java -Xbatch -cp bench/target/benchmarks.jar dev.rdmasim.bench.CountedWrites model|floor WARMUP COUNT
+ *     [BYTES DEPTH [KEY=VALUE...]]
  * </pre>
  *
  * <p>{@code model} is the {@link AdapterWriteBench} workload (two adapters, 64 B WRITEs, 128 outstanding, unless
- * BYTES and DEPTH say otherwise); {@code floor} is {@link WriteFloorBench}'s byte work alone.
+ * BYTES and DEPTH say otherwise) on the default profile, with any {@code KEY=VALUE} settings applied (as {@code
+ * perf --set} takes them: e.g. {@code pcie.mps=1024B}), so that one count can be split by what it scales with;
+ * {@code floor} is {@link WriteFloorBench}'s byte work alone.
  */
 public final class CountedWrites {
     private CountedWrites() {
     }
 
     public static void main(String[] args) {
-        if (args.length != 3 && args.length != 5) {
-            System.err.println("usage: CountedWrites model|floor WARMUP COUNT [BYTES DEPTH]");
+        if (args.length != 3 && args.length < 5) {
+            System.err.println("usage: CountedWrites model|floor WARMUP COUNT [BYTES DEPTH [KEY=VALUE...]]");
             System.exit(2);
         }
         long warmup = Long.parseLong(args[1]);
@@ -38,7 +42,9 @@ public final class CountedWrites {
         String summary;
         switch (args[0]) {
             case "model" -> {
-                Model m = new Model(bytes, depth);
+                Profile profile = Profile.defaults().withOverrides(List.of(args).subList(Math.min(5, args.length),
+                        args.length));
+                Model m = new Model(profile, bytes, depth);
                 m.run(warmup);
                 long events0 = m.sim.eventsExecuted();
                 t0 = System.nanoTime();
@@ -47,7 +53,7 @@ public final class CountedWrites {
             }
             case "floor" -> {
                 if (args.length > 3) {
-                    throw new IllegalArgumentException("the floor runs 64 B WRITEs only");
+                    throw new IllegalArgumentException("the floor runs 64 B WRITEs on the default profile only");
                 }
                 WriteFloorBench f = new WriteFloorBench();
                 f.setUp();
@@ -69,8 +75,8 @@ public final class CountedWrites {
         final WriteStream stream;
         private long target;
 
-        Model(int bytes, int depth) {
-            HostPair pair = HostPair.create(sim, Profile.defaults());
+        Model(Profile profile, int bytes, int depth) {
+            HostPair pair = HostPair.create(sim, profile);
             stream = new WriteStream(pair.a(), pair.b(), bytes, depth, 1, 1, false);
             stream.start();
         }

@@ -3,16 +3,19 @@ package dev.rdmasim.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.config.ProfileException;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The counted run really completes the WRITEs it is asked for, so an instruction count can be divided by them. */
 class CountedWritesTest {
     @Test
     void theModelCompletesEachStretchOfWrites() {
-        CountedWrites.Model m = new CountedWrites.Model(64, 128);
+        CountedWrites.Model m = new CountedWrites.Model(Profile.defaults(), 64, 128);
         long events = 0;
         for (int i = 1; i <= 4; i++) {
             m.run(500);
@@ -39,6 +42,22 @@ class CountedWritesTest {
         String text = buf.toString(StandardCharsets.UTF_8);
         assertThat(text).contains("model: 3 WRITEs after 2").contains("completed ");
         assertThat(text).contains("floor: 20 WRITEs after 10").contains("check ");
+    }
+
+    @Test
+    void settingsChangeTheProfileTheWritesRunOn() {
+        // 64 KiB WRITEs: with 1 KiB payloads, 4 KiB read requests and 128 B completion boundaries a KiB takes 3 TLPs
+        // instead of 10, and the events per WRITE fall with them.
+        CountedWrites.Model plain = new CountedWrites.Model(Profile.defaults(), 65536, 4);
+        CountedWrites.Model fewer = new CountedWrites.Model(Profile.defaults()
+                .withOverrides(List.of("pcie.mps=1024B", "pcie.mrrs=4096B", "pcie.rcb=128B")), 65536, 4);
+        plain.run(20);
+        fewer.run(20);
+        assertThat(fewer.stream.completed()).isGreaterThanOrEqualTo(20);
+        assertThat(fewer.sim.eventsExecuted() / (double) fewer.stream.completed())
+                .isLessThan(0.9 * plain.sim.eventsExecuted() / plain.stream.completed());
+        assertThatThrownBy(() -> CountedWrites.main(new String[] {"model", "1", "1", "64", "128", "pcie.mpss=1"}))
+                .isInstanceOf(ProfileException.class).hasMessageContaining("pcie.mps");
     }
 
     @Test
