@@ -46,8 +46,8 @@ class CountedWritesTest {
 
     @Test
     void settingsChangeTheProfileTheWritesRunOn() {
-        // 64 KiB WRITEs: with 1 KiB payloads, 4 KiB read requests and 128 B completion boundaries a KiB takes 3 TLPs
-        // instead of 10, and the events per WRITE fall with them.
+        // 64 KiB WRITEs: with 1 KiB payloads and completions, and 4 KiB read requests, a KiB takes 2.25 TLPs instead
+        // of 10, and the events per WRITE fall with them.
         CountedWrites.Model plain = new CountedWrites.Model(Profile.defaults(), 65536, 4);
         CountedWrites.Model fewer = new CountedWrites.Model(Profile.defaults()
                 .withOverrides(List.of("pcie.mps=1024B", "pcie.mrrs=4096B", "pcie.rcb=128B")), 65536, 4);
