@@ -1,6 +1,7 @@
 package dev.rdmasim.bench;
 
 import dev.rdmasim.adapter.config.Profile;
+import dev.rdmasim.adapter.pcie.LinkBench;
 import dev.rdmasim.driver.HostPair;
 import dev.rdmasim.driver.WriteStream;
 import dev.rdmasim.kernel.Simulator;
@@ -16,14 +17,16 @@ import java.util.List;
  * bench/count-instructions} does all this and prints the figures per WRITE.
  *
  * <pre>
- * java -Xbatch -cp bench/target/benchmarks.jar dev.rdmasim.bench.CountedWrites model|floor WARMUP COUNT
+ * java -Xbatch -cp bench/target/benchmarks.jar dev.rdmasim.bench.CountedWrites model|floor|link WARMUP COUNT
  *     [BYTES DEPTH [KEY=VALUE...]]
  * </pre>
  *
  * <p>{@code model} is the {@link AdapterWriteBench} workload (two adapters, 64 B WRITEs, 128 outstanding, unless
  * BYTES and DEPTH say otherwise) on the default profile, with any {@code KEY=VALUE} settings applied (as {@code
  * perf --set} takes them: e.g. {@code pcie.mps=1024B}), so that one count can be split by what it scales with;
- * {@code floor} is {@link WriteFloorBench}'s byte work alone.
+ * {@code floor} is {@link WriteFloorBench}'s byte work alone; {@code link} is {@link LinkBench}'s workload, one
+ * direction of the PCIe link alone, where WARMUP and COUNT are TLPs (rounded up to whole invocations of the
+ * benchmark) rather than WRITEs: the link's own share of what a TLP costs in the model.
  */
 public final class CountedWrites {
     private CountedWrites() {
@@ -31,7 +34,7 @@ public final class CountedWrites {
 
     public static void main(String[] args) {
         if (args.length != 3 && args.length < 5) {
-            System.err.println("usage: CountedWrites model|floor WARMUP COUNT [BYTES DEPTH [KEY=VALUE...]]");
+            System.err.println("usage: CountedWrites model|floor|link WARMUP COUNT [BYTES DEPTH [KEY=VALUE...]]");
             System.exit(2);
         }
         long warmup = Long.parseLong(args[1]);
@@ -62,11 +65,23 @@ public final class CountedWrites {
                 check += floor(f, count);
                 summary = "check " + check;
             }
-            default -> throw new IllegalArgumentException("model or floor, not " + args[0]);
+            case "link" -> {
+                if (args.length > 3) {
+                    throw new IllegalArgumentException("the link runs LinkBench's 256 B writes only");
+                }
+                LinkBench l = new LinkBench();
+                l.setUp();
+                link(l, warmup);
+                t0 = System.nanoTime();
+                link(l, count);
+                // The count script reads the TLPs handed over, which a last invocation may take a few beyond.
+                summary = "completed " + l.received();
+            }
+            default -> throw new IllegalArgumentException("model, floor or link, not " + args[0]);
         }
         double ns = (System.nanoTime() - t0) / (double) Math.max(1, count);
-        System.out.printf("%s: %d WRITEs after %d, %.1f ns each (wall clock, for orientation), %s%n",
-                args[0], count, warmup, ns, summary);
+        System.out.printf("%s: %d %s after %d, %.1f ns each (wall clock, for orientation), %s%n",
+                args[0], count, args[0].equals("link") ? "TLPs" : "WRITEs", warmup, ns, summary);
     }
 
     /** Two adapters streaming WRITEs, run a given number of completions at a time. */
@@ -86,6 +101,14 @@ public final class CountedWrites {
             target += writes;
             stream.stopWhenCompleted(target);
             sim.run();
+        }
+    }
+
+    /** Runs the link until at least {@code tlps} more TLPs have been handed over. */
+    private static void link(LinkBench l, long tlps) {
+        long target = l.received() + tlps;
+        while (l.received() < target) {
+            l.tlps();
         }
     }
 
