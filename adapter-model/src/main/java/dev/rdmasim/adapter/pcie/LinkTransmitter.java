@@ -115,6 +115,14 @@ public final class LinkTransmitter extends Module {
     private long sentArmedReadyPs = NEVER;
     private long deliveryArmedReadyPs = NEVER;
 
+    /**
+     * The queue length's statistic, kept by {@link #refreshStats}: the summed waits of the TLPs started since the last
+     * refresh, the part of the waits of those queued at the last refresh that it counted, and the longest queue since.
+     */
+    private long queuedWaitPs;
+    private long queuedCreditPs;
+    private long queuedPeak;
+
     // Observed state (as of the last advance): bytes that have started, and the busy level last reported.
     private long startedBytes;
     private boolean busyOn;
@@ -224,7 +232,7 @@ public final class LinkTransmitter extends Module {
             }
         }
         // Counters and levels change at instants no event marks; a dump or reset first brings them up to now.
-        s.setRefresh(this::advance);
+        s.setRefresh(this::refreshStats);
         busySignal = signal("busy", 1);
         queueSignal = signal("queued", 16);
         flightSignal = signal("onWire", 16);
@@ -535,7 +543,10 @@ public final class LinkTransmitter extends Module {
         }
         cSeq++;
         nextChangePs = Math.min(nextChangePs, start);
-        queued.setAt(t.readyPs, cSeq - sSeq);
+        // The queue only grows here: its peak since the last refresh of the statistics.
+        if (cSeq - sSeq > queuedPeak) {
+            queuedPeak = cSeq - sSeq;
+        }
         if (tracing) {
             queueSignal.set(cSeq - sSeq);
         }
@@ -554,7 +565,7 @@ public final class LinkTransmitter extends Module {
         }
         busyOffPs = t.freeAfterPs;
         sSeq++;
-        queued.setAt(start, cSeq - sSeq);
+        queuedWaitPs += start - t.readyPs;
         int c = t.kind.ordinal();
         if (classCount[c]-- == classLimit[c]) {
             classFull[c].setAt(start, false);
@@ -564,6 +575,28 @@ public final class LinkTransmitter extends Module {
             queueSignal.set(cSeq - sSeq);
             busySignal.set(1);
         }
+    }
+
+    /**
+     * Brings the statistics up to now, the queue length's time average among them. That one is kept by Little's law
+     * rather than by a level change at each commit and start: the area under the queue length is the sum of the time
+     * each TLP waited in it, one subtraction per TLP. Those started since the last refresh count whole
+     * (queuedWaitPs), less what the previous refresh already counted of those queued then (queuedCreditPs); those
+     * queued now count up to now.
+     */
+    private void refreshStats() {
+        advance();
+        long now = now();
+        long partial = 0;
+        for (long q = sSeq; q < cSeq; q++) {
+            // Committed, so ready by now.
+            partial += now - ring[(int) (q & ringMask)].readyPs;
+        }
+        long level = cSeq - sSeq;
+        queued.syncAt(now, queuedWaitPs - queuedCreditPs + partial, level, queuedPeak);
+        queuedWaitPs = 0;
+        queuedCreditPs = partial;
+        queuedPeak = level;
     }
 
     private void count(Tlp t) {

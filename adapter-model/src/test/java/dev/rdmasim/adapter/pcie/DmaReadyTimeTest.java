@@ -71,6 +71,7 @@ class DmaReadyTimeTest {
     }
 
     private static TimeAverage timeAverage(dev.rdmasim.kernel.hw.Module m, String name) {
+        m.stats().refresh(); // blocks that keep statistics lazily bring them up to date on refresh
         for (Stat s : m.stats().stats()) {
             if (s.name().equals(name)) {
                 return (TimeAverage) s;

@@ -67,6 +67,38 @@ public final class TimeAverage extends Stat {
         }
     }
 
+    /**
+     * Brings the average up to {@code timePs} for a level its owner integrates itself instead of reporting every
+     * change: {@code area} is the level times picoseconds held since the previous change or sync (for a queue, the
+     * sum of the time each item spent in it within that stretch: Little's law), {@code newLevel} the level held from
+     * {@code timePs} on, {@code peak} the highest level reached within the stretch. The result is exactly what a
+     * change reported at each instant gives. An owner that syncs so must do it before its statistics are read or
+     * reset ({@link StatsGroup#setRefresh}).
+     *
+     * @throws IllegalArgumentException if {@code timePs} is in the future or {@code area} is negative
+     * @throws IllegalStateException if {@code timePs} is before the previous change or the last reset
+     */
+    public void syncAt(long timePs, long area, long newLevel, long peak) {
+        long now = time.nowPs();
+        if (timePs > now) {
+            throw new IllegalArgumentException(fullName() + ": sync at " + timePs + " ps is in the future (now "
+                    + now + " ps)");
+        }
+        if (area < 0) {
+            throw new IllegalArgumentException(fullName() + ": negative area " + area + " at " + timePs + " ps");
+        }
+        checkMonotonic(timePs);
+        lastChangePs = timePs;
+        long sum = this.area + area;
+        if (sum >= 0) {
+            this.area = sum;
+        } else {
+            areaOverflow += area;
+        }
+        level = newLevel;
+        max = Math.max(max, Math.max(peak, newLevel));
+    }
+
     /** The level currently held. */
     public long level() {
         return level;
