@@ -36,12 +36,18 @@ class CountedWritesTest {
         try {
             CountedWrites.main(new String[] {"model", "2", "3", "65536", "4"});
             CountedWrites.main(new String[] {"floor", "10", "20"});
+            CountedWrites.main(new String[] {"link", "5000", "3000"});
         } finally {
             System.setOut(out);
         }
         String text = buf.toString(StandardCharsets.UTF_8);
         assertThat(text).contains("model: 3 WRITEs after 2").contains("completed ");
         assertThat(text).contains("floor: 20 WRITEs after 10").contains("check ");
+        // Whole invocations of 1,024 TLPs: 5 for the warm-up, 3 more counted, so 8,192 handed over in all (or a few
+        // more when the last event of an invocation hands over several).
+        var m = java.util.regex.Pattern.compile("link: 3000 TLPs after 5000, .* completed (\\d+)").matcher(text);
+        assertThat(m.find()).as(text).isTrue();
+        assertThat(Long.parseLong(m.group(1))).isBetween(8192L, 8192L + 16);
     }
 
     @Test
@@ -63,8 +69,10 @@ class CountedWritesTest {
     @Test
     void anUnknownWorkloadIsRefused() {
         assertThatThrownBy(() -> CountedWrites.main(new String[] {"nothing", "1", "1"}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("model or floor");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("model, floor or link");
         assertThatThrownBy(() -> CountedWrites.main(new String[] {"floor", "1", "1", "128", "4"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("64 B");
+        assertThatThrownBy(() -> CountedWrites.main(new String[] {"link", "1", "1", "128", "4"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("256 B writes");
     }
 }
