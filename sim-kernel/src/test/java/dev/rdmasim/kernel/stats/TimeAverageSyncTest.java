@@ -82,6 +82,16 @@ class TimeAverageSyncTest {
     }
 
     @Test
+    void areasThatFitALongAddUpExactly() {
+        // 2^53 + 1 and 1 added in a long give 2^53 + 2, which a double holds; added as doubles they round to 2^53.
+        TimeAverage avg = group.timeAverage("exact", "items", "d");
+        time.set(1);
+        avg.syncAt(1, (1L << 53) + 1, 0, 0);
+        avg.syncAt(1, 1, 0, 0);
+        assertThat(avg.average()).isEqualTo((double) ((1L << 53) + 2));
+    }
+
+    @Test
     void anAreaBeyondALongGoesOnInTheDouble() {
         TimeAverage avg = group.timeAverage("huge", "items", "d");
         time.set(10);
