@@ -89,12 +89,7 @@ public final class TimeAverage extends Stat {
         }
         checkMonotonic(timePs);
         lastChangePs = timePs;
-        long sum = this.area + area;
-        if (sum >= 0) {
-            this.area = sum;
-        } else {
-            areaOverflow += area;
-        }
+        addArea(area);
         level = newLevel;
         max = Math.max(max, Math.max(peak, newLevel));
     }
@@ -143,14 +138,20 @@ public final class TimeAverage extends Stat {
         }
         // Levels are never negative in practice; any level or span of 2^31 or more takes the careful path.
         if (((level | span) & 0xFFFF_FFFF_8000_0000L) == 0) {
-            long add = level * span; // below 2^62
-            long sum = area + add;
-            if (sum >= 0) { // area >= 0 and add >= 0: a negative sum is an overflow
-                area = sum;
-                return;
-            }
+            addArea(level * span); // below 2^62
+            return;
         }
         areaOverflow += (double) level * span;
+    }
+
+    /** Adds a non-negative area: exactly in the long while it fits, the rest in the double. */
+    private void addArea(long add) {
+        long sum = area + add;
+        if (sum >= 0) { // area >= 0 and add >= 0: a negative sum is an overflow
+            area = sum;
+        } else {
+            areaOverflow += add;
+        }
     }
 
     private void checkMonotonic(long now) {
