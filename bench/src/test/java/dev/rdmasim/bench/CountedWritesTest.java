@@ -9,6 +9,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The counted run really completes the WRITEs it is asked for, so an instruction count can be divided by them. */
@@ -45,7 +47,7 @@ class CountedWritesTest {
         assertThat(text).contains("floor: 20 WRITEs after 10").contains("check ");
         // Whole invocations of 1,024 TLPs: 5 for the warm-up, 3 more counted, so 8,192 handed over in all (or a few
         // more when the last event of an invocation hands over several).
-        var m = java.util.regex.Pattern.compile("link: 3000 TLPs after 5000, .* completed (\\d+)").matcher(text);
+        Matcher m = Pattern.compile("link: 3000 TLPs after 5000, .* completed (\\d+)").matcher(text);
         assertThat(m.find()).as(text).isTrue();
         assertThat(Long.parseLong(m.group(1))).isBetween(8192L, 8192L + 16);
     }

@@ -3,6 +3,7 @@ package dev.rdmasim.kernel.stats;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
@@ -97,6 +98,6 @@ class TimeAverageSyncTest {
         time.set(10);
         avg.syncAt(10, Long.MAX_VALUE - 5, 0, 0);
         avg.syncAt(10, Long.MAX_VALUE - 5, 0, 0);
-        assertThat(avg.average()).isEqualTo(2.0 * (Long.MAX_VALUE - 5) / 10, org.assertj.core.api.Assertions.within(1e3));
+        assertThat(avg.average()).isEqualTo(2.0 * (Long.MAX_VALUE - 5) / 10, within(1e3));
     }
 }
